@@ -1,0 +1,3 @@
+from kubelite.cli.main import main
+
+raise SystemExit(main())

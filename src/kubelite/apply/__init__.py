@@ -1,0 +1,1 @@
+"""Declarative engine: apply, diff, prune, last-applied."""

@@ -1,0 +1,1 @@
+"""kubectl-shaped command line."""

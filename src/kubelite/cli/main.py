@@ -1,0 +1,43 @@
+"""Entry point of the `kubelite` command.
+
+Each subcommand lives in its own module under kubelite.cli and is imported only when
+invoked, so that `kubelite version` (and every command) starts fast.
+"""
+from __future__ import annotations
+
+import sys
+
+# subcommand name -> module under kubelite.cli that defines `register(subparsers)` and `run(args)`
+COMMANDS: dict[str, str] = {
+    "version": "kubelite.cli.version",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        _print_usage()
+        return 0
+    name = argv[0]
+    module_name = COMMANDS.get(name)
+    if module_name is None:
+        print(f'error: unknown command "{name}" for "kubelite"', file=sys.stderr)
+        return 1
+    import importlib
+
+    module = importlib.import_module(module_name)
+    try:
+        return int(module.run(argv[1:]) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _print_usage() -> None:
+    print("kubelite: kubectl's object management, with a Kubernetes API server built in.\n")
+    print("Usage: kubelite COMMAND [flags]\n\nCommands:")
+    for name in sorted(COMMANDS):
+        print(f"  {name}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Kubeconfig, discovery, dynamic resource client and transports."""

@@ -1,0 +1,1 @@
+"""Kustomize: a kustomization directory -> list of objects."""

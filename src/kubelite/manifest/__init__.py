@@ -1,0 +1,1 @@
+"""Reading object configuration documents and printing objects as kubectl does."""

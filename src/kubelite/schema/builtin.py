@@ -1,0 +1,59 @@
+"""The built-in Kubernetes types, from the definitions shipped by `kubernetes-validate`.
+
+Loaded lazily on first use and cached per Kubernetes version. The version defaults to 1.32
+(the kubectl on these machines) and can be chosen with KUBELITE_KUBERNETES_VERSION or the
+`version` argument.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+from importlib import resources
+
+from kubelite.schema.model import Schema
+from kubelite.schema.openapi import Definitions, SchemaError
+
+DEFAULT_VERSION = "1.32"
+
+
+def _schema_root():
+    return resources.files("kubernetes_validate") / "kubernetes-json-schema"
+
+
+@functools.lru_cache(maxsize=None)
+def available_versions() -> tuple[str, ...]:
+    """Kubernetes minor versions ("1.25", ...) whose definitions are installed."""
+    found = []
+    for entry in _schema_root().iterdir():
+        name = entry.name
+        if name.startswith("v") and name.endswith(".0-local"):
+            found.append(name[1:-len(".0-local")])
+    return tuple(sorted(found, key=lambda v: tuple(int(x) for x in v.split("."))))
+
+
+def _selected(version: str | None) -> str:
+    return version or os.environ.get("KUBELITE_KUBERNETES_VERSION") or DEFAULT_VERSION
+
+
+@functools.lru_cache(maxsize=None)
+def _load(version: str) -> Definitions:
+    path = _schema_root() / f"v{version}.0-local" / "_definitions.json"
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        known = ", ".join(available_versions())
+        raise SchemaError(f"no OpenAPI definitions for Kubernetes {version} (installed: {known})") from None
+    return Definitions.from_document(data)
+
+
+def builtin_definitions(version: str | None = None) -> Definitions:
+    """The Definitions of the built-in API of a Kubernetes version (default 1.32)."""
+    return _load(_selected(version))
+
+
+def for_kind(api_version: str, kind: str, version: str | None = None) -> Schema | None:
+    """The Schema of a built-in kind, e.g. for_kind("apps/v1", "Deployment"); None if unknown."""
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    return builtin_definitions(version).for_kind(api_version, kind)
