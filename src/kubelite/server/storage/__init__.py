@@ -1,0 +1,76 @@
+"""Storage: an etcd-shaped key-value store behind one interface.
+
+Keys are strings such as ``/registry/apps/deployments/default/nginx``, values
+are bytes (the object's JSON). One global revision numbers every write; a
+key's ``mod_revision`` is the object's resourceVersion. Backends: MemoryStore
+(tests), SQLiteStore (the embedded default); ``etcd://`` is reserved.
+See ``base.Store`` for the contract of every operation.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .base import KV, Event, EventType, RangeResult, Store
+from .errors import (
+    Compacted,
+    Conflict,
+    FutureRevision,
+    KeyExists,
+    NotFound,
+    StorageError,
+    StoreClosed,
+)
+from .watch import Watcher
+
+__all__ = [
+    "KV",
+    "Event",
+    "EventType",
+    "RangeResult",
+    "Store",
+    "Watcher",
+    "StorageError",
+    "KeyExists",
+    "NotFound",
+    "Conflict",
+    "Compacted",
+    "FutureRevision",
+    "StoreClosed",
+    "open_store",
+]
+
+
+def open_store(url_or_path: str | os.PathLike) -> Store:
+    """Open a store from ``memory://``, ``sqlite:///abs/path``, ``sqlite://rel/path`` or a path."""
+    target = os.fspath(url_or_path)
+    if not isinstance(target, str) or not target:
+        raise StorageError(f"storage location must be a non-empty path or URL, got {target!r}")
+    scheme, sep, rest = target.partition("://")
+    if not sep:
+        return _sqlite(target)
+    scheme = scheme.lower()
+    if scheme == "memory":
+        if rest:
+            raise StorageError(f"memory:// takes no path, got {target!r}")
+        from .memory import MemoryStore
+
+        return MemoryStore()
+    if scheme == "sqlite":
+        if not rest:
+            raise StorageError(f"sqlite:// needs a file path, e.g. sqlite:///var/lib/kubelite.db")
+        return _sqlite(rest)
+    if scheme in ("etcd", "etcds", "http", "https"):
+        raise StorageError(
+            f"the etcd storage backend is not built yet ({target}); "
+            "use a SQLite path or memory://"
+        )
+    raise StorageError(
+        f"unknown storage scheme {scheme!r} in {target!r}; expected memory://, sqlite:// or a path"
+    )
+
+
+def _sqlite(path: str) -> Store:
+    from .sqlite import SQLiteStore
+
+    return SQLiteStore(os.path.expanduser(path))

@@ -1,0 +1,465 @@
+"""SQLiteStore: the contract on one SQLite file in WAL mode (the embedded default).
+
+The file holds an append-only ``log`` (one row per write, the revision is its
+primary key, like kine's table), a ``live`` index (key -> revision of its
+current row) for fast current reads, and ``meta`` (current and compacted
+revisions). Each write is one ``BEGIN IMMEDIATE`` transaction that checks its
+precondition, takes the next revision and appends the row, so several processes
+can share the file and still get one serializable sequence of revisions; with
+``synchronous=FULL`` the commit is on disk before the call returns.
+
+Watchers are fed by one poller thread per store that reads log rows above the
+last revision it dispatched: writes from this process wake it at once, writes
+from other processes are seen within ``poll_interval``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from typing import Iterator
+
+from .base import KV, Event, EventType, RangeResult, Store
+from .errors import (
+    Compacted,
+    Conflict,
+    FutureRevision,
+    KeyExists,
+    NotFound,
+    StorageError,
+    StoreClosed,
+)
+from .keys import (
+    check_key,
+    check_limit,
+    check_prefix,
+    check_revision,
+    check_value,
+    prefix_end,
+    range_start,
+)
+from .watch import Watcher
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS log (
+    revision INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    create_revision INTEGER NOT NULL,
+    prev_revision INTEGER NOT NULL,   -- 0 when the write created the key
+    deleted INTEGER NOT NULL,         -- 1 for a delete (its value lives in prev)
+    value BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS log_key_revision ON log (key, revision);
+CREATE TABLE IF NOT EXISTS live (
+    key TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta VALUES ('schema_version', 1);
+INSERT OR IGNORE INTO meta VALUES ('revision', 1);
+INSERT OR IGNORE INTO meta VALUES ('compact_revision', 0);
+"""
+
+_CURRENT_ROW = (
+    "SELECT l.create_revision, l.revision, l.value FROM live "
+    "JOIN log l ON l.revision = live.revision WHERE live.key = ?"
+)
+
+# A write with the row it replaced (NULLs for a creation).
+_EVENT_ROWS = (
+    "SELECT l.revision, l.key, l.create_revision, l.prev_revision, l.deleted, l.value, "
+    "p.create_revision, p.value FROM log l LEFT JOIN log p ON p.revision = l.prev_revision "
+    "WHERE l.revision > ?{where} ORDER BY l.revision{limit}"
+)
+
+_POLL_BATCH = 500
+
+
+class SQLiteStore(Store):
+    def __init__(self, path: str | os.PathLike, *, poll_interval: float = 0.025):
+        self.path = os.fspath(path)
+        self.poll_interval = poll_interval
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        # Threads of this process queue here rather than in SQLite's sleeping busy handler.
+        self._write_lock = threading.Lock()
+        self._closed = False
+        self._poller = _Poller(self)
+        parent = os.path.dirname(os.path.abspath(self.path))
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except OSError as err:
+            raise StorageError(f"cannot create directory {parent}: {err}") from None
+        self._initialize()
+
+    # -- connections and transactions ----------------------------------------------
+
+    def _initialize(self) -> None:
+        conn = self._conn()
+        with self._sqlite_errors():
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise StorageError(f"{self.path}: cannot switch SQLite to WAL mode (got {mode})")
+        with self._transaction(write=True) as conn:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            version = self._meta(conn, "schema_version")
+            if version != SCHEMA_VERSION:
+                raise StorageError(
+                    f"{self.path}: storage schema version {version} is not supported "
+                    f"(this kubelite reads version {SCHEMA_VERSION})"
+                )
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreClosed()
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            with self._sqlite_errors():
+                conn = sqlite3.connect(
+                    self.path, timeout=60, isolation_level=None, check_same_thread=False
+                )
+                conn.execute("PRAGMA synchronous=FULL")
+            with self._connections_lock:
+                if self._closed:
+                    conn.close()
+                    raise StoreClosed()
+                self._connections.append(conn)
+            self._local.conn = conn
+        return conn
+
+    @contextlib.contextmanager
+    def _sqlite_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as err:
+            if self._closed:
+                raise StoreClosed() from None
+            raise StorageError(f"{self.path}: {err}") from err
+
+    @contextlib.contextmanager
+    def _transaction(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A read snapshot, or an exclusive write transaction, committed on success."""
+        conn = self._conn()
+        lock = self._write_lock if write else contextlib.nullcontext()
+        with lock, self._sqlite_errors():
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @staticmethod
+    def _meta(conn: sqlite3.Connection, name: str) -> int:
+        return conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()[0]
+
+    # -- reads ------------------------------------------------------------------------
+
+    def get(self, key: str) -> KV | None:
+        check_key(key)
+        conn = self._conn()
+        with self._sqlite_errors():
+            row = conn.execute(_CURRENT_ROW, (key,)).fetchone()
+        return None if row is None else KV(key, row[2], row[0], row[1])
+
+    def current_revision(self) -> int:
+        with self._sqlite_errors():
+            return self._meta(self._conn(), "revision")
+
+    def compact_revision(self) -> int:
+        with self._sqlite_errors():
+            return self._meta(self._conn(), "compact_revision")
+
+    def range(self, prefix, *, start_after=None, limit=0, revision=0) -> RangeResult:
+        check_prefix(prefix)
+        check_limit(limit)
+        check_revision("revision", revision)
+        with self._transaction() as conn:
+            current = self._meta(conn, "revision")
+            at = current if revision == 0 else revision
+            if at > current:
+                raise FutureRevision(at, current)
+            compacted = self._meta(conn, "compact_revision")
+            if at < compacted:
+                raise Compacted(at, compacted)
+            fetch = f" LIMIT {limit + 1}" if limit else ""
+            if at == current:
+                where, params = _key_bounds("live.key", prefix, start_after)
+                sql = (
+                    "SELECT live.key, l.create_revision, l.revision, l.value FROM live "
+                    f"JOIN log l ON l.revision = live.revision WHERE 1{where} "
+                    f"ORDER BY live.key{fetch}"
+                )
+                rows = conn.execute(sql, params).fetchall()
+            else:
+                where, params = _key_bounds("key", prefix, start_after)
+                sql = (
+                    "SELECT l.key, l.create_revision, l.revision, l.value FROM "
+                    "(SELECT key, MAX(revision) AS revision FROM log "
+                    f"WHERE revision <= ?{where} GROUP BY key) m "
+                    "JOIN log l ON l.revision = m.revision WHERE l.deleted = 0 "
+                    f"ORDER BY l.key{fetch}"
+                )
+                rows = conn.execute(sql, (at, *params)).fetchall()
+        more = bool(limit) and len(rows) > limit
+        kvs = [KV(r[0], r[3], r[1], r[2]) for r in (rows[:limit] if more else rows)]
+        return RangeResult(kvs, more, at)
+
+    # -- writes -------------------------------------------------------------------------
+
+    def create(self, key: str, value: bytes) -> KV:
+        check_key(key)
+        value = check_value(value)
+        with self._transaction(write=True) as conn:
+            current = self._current(conn, key)
+            if current is not None:
+                raise KeyExists(key, current)
+            revision = self._next_revision(conn)
+            conn.execute(
+                "INSERT INTO log VALUES (?, ?, ?, 0, 0, ?)", (revision, key, revision, value)
+            )
+            conn.execute("INSERT INTO live VALUES (?, ?)", (key, revision))
+        self._poller.wake()
+        return KV(key, value, revision, revision)
+
+    def update(self, key: str, value: bytes, expected_mod_revision: int | None) -> KV:
+        check_key(key)
+        value = check_value(value)
+        check_revision("expected_mod_revision", expected_mod_revision, optional=True)
+        with self._transaction(write=True) as conn:
+            current = self._expect(conn, key, expected_mod_revision)
+            revision = self._next_revision(conn)
+            conn.execute(
+                "INSERT INTO log VALUES (?, ?, ?, ?, 0, ?)",
+                (revision, key, current.create_revision, current.mod_revision, value),
+            )
+            conn.execute("UPDATE live SET revision = ? WHERE key = ?", (revision, key))
+        self._poller.wake()
+        return KV(key, value, current.create_revision, revision)
+
+    def delete(self, key: str, expected_mod_revision: int | None = None) -> KV:
+        check_key(key)
+        check_revision("expected_mod_revision", expected_mod_revision, optional=True)
+        with self._transaction(write=True) as conn:
+            current = self._expect(conn, key, expected_mod_revision)
+            revision = self._next_revision(conn)
+            conn.execute(
+                "INSERT INTO log VALUES (?, ?, ?, ?, 1, x'')",
+                (revision, key, current.create_revision, current.mod_revision),
+            )
+            conn.execute("DELETE FROM live WHERE key = ?", (key,))
+        self._poller.wake()
+        return KV(key, current.value, current.create_revision, revision)
+
+    def _current(self, conn: sqlite3.Connection, key: str) -> KV | None:
+        row = conn.execute(_CURRENT_ROW, (key,)).fetchone()
+        return None if row is None else KV(key, row[2], row[0], row[1])
+
+    def _expect(self, conn: sqlite3.Connection, key: str, expected: int | None) -> KV:
+        current = self._current(conn, key)
+        if current is None:
+            raise NotFound(key)
+        if expected is not None and current.mod_revision != expected:
+            raise Conflict(key, expected, current)
+        return current
+
+    @staticmethod
+    def _next_revision(conn: sqlite3.Connection) -> int:
+        conn.execute("UPDATE meta SET value = value + 1 WHERE name = 'revision'")
+        return SQLiteStore._meta(conn, "revision")
+
+    # -- watch and compaction ---------------------------------------------------------
+
+    def watch(self, prefix: str, from_revision: int = 0) -> Watcher:
+        check_prefix(prefix)
+        check_revision("from_revision", from_revision)
+        return self._poller.subscribe(prefix, from_revision)
+
+    def _events_after(
+        self, conn: sqlite3.Connection, revision: int, *, prefix: str = "", upto: int = 0,
+        limit: int = 0,
+    ) -> list[Event]:
+        where, params = _key_bounds("l.key", prefix, None)
+        if upto:
+            where += " AND l.revision <= ?"
+            params.append(upto)
+        sql = _EVENT_ROWS.format(where=where, limit=f" LIMIT {limit}" if limit else "")
+        return [_event(row) for row in conn.execute(sql, (revision, *params))]
+
+    def compact(self, revision: int) -> None:
+        check_revision("revision", revision)
+        # Our watchers must have read the rows this compaction removes.
+        self._poller.catch_up()
+        with self._transaction(write=True) as conn:
+            compacted = self._meta(conn, "compact_revision")
+            if revision <= compacted:
+                raise Compacted(revision, compacted)
+            current = self._meta(conn, "revision")
+            if revision > current:
+                raise FutureRevision(revision, current)
+            # Keep, per key, only its latest row at or below the revision, unless that
+            # row is a delete: that is the state as of the revision, and the prev row
+            # of every later write.
+            conn.execute(
+                "DELETE FROM log WHERE revision <= :rev AND (deleted = 1 OR revision < "
+                "(SELECT MAX(m.revision) FROM log m WHERE m.key = log.key AND m.revision <= :rev))",
+                {"rev": revision},
+            )
+            conn.execute(
+                "UPDATE meta SET value = ? WHERE name = 'compact_revision'", (revision,)
+            )
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._poller.stop()
+        self._closed = True
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+
+
+class _Poller:
+    """Reads new log rows and hands them to this store's watchers, in revision order."""
+
+    def __init__(self, store: SQLiteStore):
+        self._store = store
+        self._lock = threading.Lock()  # guards watchers/last; held while dispatching
+        self._wakeup = threading.Event()
+        self._watchers: set[Watcher] = set()
+        self._last: int | None = None  # last revision dispatched, None when idle
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+
+    def wake(self) -> None:
+        self._wakeup.set()
+
+    def subscribe(self, prefix: str, from_revision: int) -> Watcher:
+        store = self._store
+        with self._lock:
+            if self._stopping:
+                raise StoreClosed()
+            with store._transaction() as conn:
+                current = store._meta(conn, "revision")
+                compacted = store._meta(conn, "compact_revision")
+                if self._last is None:
+                    self._last = current
+                if from_revision == 0:
+                    from_revision = current
+                elif from_revision < compacted:
+                    raise Compacted(from_revision, compacted)
+                replay = []
+                if from_revision < self._last:
+                    replay = store._events_after(conn, from_revision, prefix=prefix, upto=self._last)
+            watcher = Watcher(prefix, from_revision, self._unsubscribe)
+            for event in replay:
+                watcher._offer(event)
+            self._watchers.add(watcher)
+            self._start()
+        self.wake()
+        return watcher
+
+    def catch_up(self) -> None:
+        with self._lock:
+            while self._watchers and self._poll():
+                pass
+
+    def _unsubscribe(self, watcher: Watcher) -> None:
+        with self._lock:
+            self._watchers.discard(watcher)
+            if not self._watchers:
+                self._last = None
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._run, name=f"kubelite-storage-watch:{self._store.path}", daemon=True
+            )
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stopping:
+            self._wakeup.wait(self._store.poll_interval if self._watchers else None)
+            self._wakeup.clear()
+            if self._stopping:
+                return
+            with self._lock:
+                if not self._watchers:
+                    continue
+                try:
+                    backlog = self._poll()
+                except StorageError as err:
+                    self._fail_all(err)
+                    continue
+            if backlog:
+                self._wakeup.set()
+
+    def _poll(self) -> bool:
+        """Dispatch new rows; True if more are waiting."""
+        store = self._store
+        with store._transaction() as conn:
+            compacted = store._meta(conn, "compact_revision")
+            if compacted > self._last:
+                # Another process compacted past rows we had not read yet: those may be gone.
+                self._fail_all(Compacted(self._last, compacted))
+                return False
+            events = store._events_after(conn, self._last, limit=_POLL_BATCH)
+        for event in events:
+            for watcher in list(self._watchers):
+                watcher._offer(event)
+            self._last = event.revision
+        return len(events) == _POLL_BATCH
+
+    def _fail_all(self, error: StorageError) -> None:
+        watchers, self._watchers = list(self._watchers), set()
+        self._last = None
+        for watcher in watchers:
+            watcher._on_close = None  # we hold the lock; do not call back into _unsubscribe
+            watcher._fail(error)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+            watchers, self._watchers = list(self._watchers), set()
+            self._last = None
+        self._wakeup.set()
+        for watcher in watchers:
+            watcher.close()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+
+
+def _key_bounds(column: str, prefix: str, start_after: str | None) -> tuple[str, list]:
+    """SQL conditions (each starting with AND) selecting keys under prefix after start_after."""
+    bound, inclusive = range_start(prefix, start_after)
+    where, params = "", []
+    if bound:
+        where += f" AND {column} {'>=' if inclusive else '>'} ?"
+        params.append(bound)
+    end = prefix_end(prefix)
+    if end is not None:
+        where += f" AND {column} < ?"
+        params.append(end)
+    return where, params
+
+
+def _event(row: tuple) -> Event:
+    revision, key, create_revision, prev_revision, deleted, value, prev_create, prev_value = row
+    prev = KV(key, prev_value, prev_create, prev_revision) if prev_revision else None
+    if deleted:
+        return Event(EventType.DELETED, KV(key, prev.value, create_revision, revision), prev, revision)
+    kv = KV(key, value, create_revision, revision)
+    return Event(EventType.MODIFIED if prev else EventType.ADDED, kv, prev, revision)
