@@ -1,0 +1,249 @@
+"""SQLiteStore specifics: durability, WAL, several processes sharing one file, open_store."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from kubelite.server.storage import (
+    Compacted,
+    EventType,
+    StorageError,
+    open_store,
+)
+from kubelite.server.storage.memory import MemoryStore
+from kubelite.server.storage.sqlite import SQLiteStore
+
+TIMEOUT = 10.0
+
+# Run in a child process: increments a shared counter with compare-and-swap and
+# creates its own keys, printing the revision of every write it made.
+WORKER = textwrap.dedent(
+    """
+    import os, sys, time
+    from kubelite.server.storage import Conflict
+    from kubelite.server.storage.sqlite import SQLiteStore
+
+    path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    store = SQLiteStore(path)
+    while not os.path.exists(path + ".go"):  # start together with the other workers
+        time.sleep(0.001)
+    revisions = []
+    for i in range(count):
+        while True:
+            current = store.get("/registry/counters/shared")
+            try:
+                kv = store.update("/registry/counters/shared",
+                                  str(int(current.value) + 1).encode(), current.mod_revision)
+            except Conflict:
+                continue
+            revisions.append(kv.mod_revision)
+            break
+        revisions.append(store.create(f"/registry/items/{name}-{i:04d}", name.encode()).mod_revision)
+        time.sleep(0.001)  # leave the write lock free now and then, as real clients do
+    store.close()
+    print(" ".join(map(str, revisions)))
+    """
+)
+
+
+def run_worker(path, name, count) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(path), name, str(count)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def start_together(path) -> None:
+    (path.parent / (path.name + ".go")).touch()
+
+
+def finish(proc: subprocess.Popen) -> list[int]:
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    return [int(r) for r in out.split()]
+
+
+def test_file_is_in_wal_mode_with_full_sync(tmp_path):
+    path = tmp_path / "state.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+def test_restart_keeps_objects_history_and_revision(tmp_path):
+    path = tmp_path / "state.db"
+    store = SQLiteStore(path)
+    a = store.create("/registry/pods/default/a", b"1")
+    a2 = store.update(a.key, b"2", a.mod_revision)
+    b = store.create("/registry/pods/default/b", b"1")
+    gone = store.delete(b.key)
+    store.compact(a2.mod_revision)
+    store.close()
+
+    store = SQLiteStore(path)
+    assert store.current_revision() == gone.mod_revision
+    assert store.compact_revision() == a2.mod_revision
+    assert store.get(a.key) == a2
+    assert store.get(b.key) is None
+    assert store.range("/registry/pods/", revision=b.mod_revision).kvs == [a2, b]
+    with pytest.raises(Compacted):
+        store.range("/registry/pods/", revision=a.mod_revision)
+    nxt = store.create("/registry/pods/default/c", b"1")
+    assert nxt.mod_revision == gone.mod_revision + 1
+    watcher = store.watch("/registry/pods/", from_revision=a2.mod_revision)
+    events = [watcher.next(TIMEOUT) for _ in range(3)]
+    assert [e.type for e in events] == [EventType.ADDED, EventType.DELETED, EventType.ADDED]
+    assert events[1].prev_kv == b
+    watcher.close()
+    store.close()
+
+
+def test_a_committed_write_survives_a_killed_process(tmp_path):
+    path = tmp_path / "state.db"
+    script = textwrap.dedent(
+        """
+        import os, sys
+        from kubelite.server.storage.sqlite import SQLiteStore
+        store = SQLiteStore(sys.argv[1])
+        kv = store.create("/registry/pods/default/durable", b"yes")
+        print(kv.mod_revision, flush=True)
+        os._exit(0)  # no close(), no cleanup
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    store = SQLiteStore(path)
+    kv = store.get("/registry/pods/default/durable")
+    assert kv is not None and kv.value == b"yes" and kv.mod_revision == int(out.stdout)
+    store.close()
+
+
+def test_two_processes_writing_one_file_lose_no_update(tmp_path):
+    path = tmp_path / "state.db"
+    store = SQLiteStore(path)
+    start = store.create("/registry/counters/shared", b"0").mod_revision
+    count = 200
+    procs = [run_worker(path, name, count) for name in ("left", "right")]
+    start_together(path)
+    per_process = [finish(p) for p in procs]
+    for revisions in per_process:
+        assert revisions == sorted(revisions) and len(set(revisions)) == len(revisions)
+    every = sorted(per_process[0] + per_process[1])
+    total = 2 * 2 * count
+    # Every write got its own revision, and together they fill the sequence.
+    assert every == list(range(start + 1, start + 1 + total))
+    # The processes really ran at the same time: their revisions interleave.
+    assert per_process[0][-1] > per_process[1][0] and per_process[1][-1] > per_process[0][0]
+    assert store.get("/registry/counters/shared").value == str(2 * count).encode()
+    assert len(store.range("/registry/items/").kvs) == 2 * count
+    assert store.current_revision() == start + total
+    store.close()
+
+
+def test_a_watcher_sees_writes_of_another_process(tmp_path):
+    path = tmp_path / "state.db"
+    store = SQLiteStore(path)
+    store.create("/registry/counters/shared", b"0")
+    watcher = store.watch("/registry/")
+    count = 15
+    proc = run_worker(path, "other", count)
+    start_together(path)
+    revisions = finish(proc)
+    events = []
+    for _ in range(2 * count):
+        event = watcher.next(TIMEOUT)
+        assert event is not None, f"only {len(events)} events arrived"
+        events.append(event)
+    assert [e.revision for e in events] == revisions
+    counter = [e for e in events if e.kv.key == "/registry/counters/shared"]
+    assert [int(e.kv.value) for e in counter] == list(range(1, count + 1))
+    assert all(e.type is EventType.MODIFIED and e.prev_kv is not None for e in counter)
+    watcher.close()
+    store.close()
+
+
+def test_two_stores_on_one_file_in_one_process_share_revisions(tmp_path):
+    path = tmp_path / "state.db"
+    left, right = SQLiteStore(path), SQLiteStore(path)
+    watcher = right.watch("/registry/")
+    a = left.create("/registry/pods/default/a", b"1")
+    b = right.create("/registry/pods/default/b", b"1")
+    assert b.mod_revision == a.mod_revision + 1
+    assert right.get(a.key) == a
+    started = time.monotonic()
+    events = [watcher.next(TIMEOUT), watcher.next(TIMEOUT)]
+    assert [e.kv for e in events] == [a, b]
+    assert time.monotonic() - started < TIMEOUT
+    watcher.close()
+    left.close()
+    right.close()
+
+
+def test_compaction_by_another_store_ends_a_lagging_watcher(tmp_path):
+    path = tmp_path / "state.db"
+    watching = SQLiteStore(path, poll_interval=30)  # polls only when this process writes
+    writer = SQLiteStore(path)
+    watcher = watching.watch("/registry/")
+    a = writer.create("/registry/pods/default/a", b"1")
+    a2 = writer.update(a.key, b"2", a.mod_revision)
+    writer.update(a.key, b"3", a2.mod_revision)
+    writer.compact(writer.current_revision())
+    watching.create("/registry/other", b"wake the poller")
+    with pytest.raises(Compacted):
+        watcher.next(TIMEOUT)
+    assert watcher.next(0.01) is None
+    watching.close()
+    writer.close()
+
+
+def test_corrupt_file_is_a_storage_error(tmp_path):
+    path = tmp_path / "state.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StorageError, match="state.db"):
+        SQLiteStore(path)
+
+
+# -- open_store ---------------------------------------------------------------------
+
+
+def test_open_store_memory():
+    store = open_store("memory://")
+    assert isinstance(store, MemoryStore)
+    store.close()
+
+
+@pytest.mark.parametrize("form", ["path", "url"])
+def test_open_store_sqlite(tmp_path, form):
+    path = tmp_path / "nested" / "dir" / "state.db"
+    target = str(path) if form == "path" else f"sqlite://{path}"
+    store = open_store(target)
+    assert isinstance(store, SQLiteStore)
+    store.create("/k", b"v")
+    store.close()
+    assert path.exists()
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("etcd://127.0.0.1:2379", "not built yet"),
+        ("ftp://x", "unknown storage scheme"),
+        ("sqlite://", "needs a file path"),
+        ("memory://x", "takes no path"),
+        ("", "non-empty"),
+    ],
+)
+def test_open_store_rejects_other_locations(target, message):
+    with pytest.raises(StorageError, match=message):
+        open_store(target)
