@@ -1,0 +1,169 @@
+"""Strategic merge patch: apply, and create two-way and three-way patches.
+
+Exactly apimachinery's `pkg/util/strategicpatch` semantics (the engine behind `kubectl apply`
+and `kubectl patch --type strategic`): lists whose field declares `patchStrategy: merge` are
+merged by their merge key (or as ordered sets of scalars), other lists are replaced, `null`
+deletes, and the directives `$patch` (replace / delete / merge), `$retainKeys`,
+`$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` are honoured and generated.
+
+Patch metadata comes from a `kubelite.schema.Schema`. With `schema=None` the functions fall
+back to JSON merge patch (RFC 7386), as apimachinery does for unstructured objects.
+
+Documents are dicts (or JSON text); inputs are never modified. Every failure is a
+`kubelite.patch.PatchError` whose message is apimachinery's, followed by the field path.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kubelite.patch import ConflictError, PatchError
+from kubelite.patch._smp_go import marshal
+from kubelite.patch._smp_meta import BAD_JSON_DOC, fail, sort_merge_lists_in_map
+
+__all__ = ["apply", "create_two_way", "create_three_way", "to_json", "sort_merge_lists"]
+
+
+def apply(doc: Any, patch: Any, schema: Any) -> dict:
+    """StrategicMergePatch: `patch` applied to `doc` (each a dict, JSON text or None = {})."""
+    original = _load(doc)
+    patch_map = _load(patch)
+    if schema is None:
+        return _merge_patch().apply(original, patch_map)
+    from kubelite.patch._smp_merge import APPLY, merge_map
+
+    return _guard(lambda: merge_map(_clone(original), _clone(patch_map), schema, APPLY))
+
+
+def create_two_way(original: Any, modified: Any, schema: Any) -> dict:
+    """CreateTwoWayMergePatch: the patch that turns `original` into `modified`."""
+    orig, mod = _load(original), _load(modified)
+    if schema is None:
+        return _merge_patch().create(orig, mod)
+    from kubelite.patch._smp_diff import DiffOptions, diff_maps
+
+    opts = DiffOptions(set_element_order=True)
+    return _guard(lambda: _clone(diff_maps(_clone(orig), _clone(mod), schema, opts)))
+
+
+def create_three_way(original: Any, modified: Any, current: Any, schema: Any, overwrite: bool = True) -> dict:
+    """CreateThreeWayMergePatch, as `kubectl apply` computes it.
+
+    `original` is the last-applied configuration, `modified` the new configuration and
+    `current` the live object. The patch sets what `modified` changes relative to `current`
+    and deletes what was removed from `original` to `modified`; fields only `current` has are
+    left alone. With overwrite=False, a patch that would undo a change made from `original` to
+    `current` raises ConflictError.
+    """
+    orig, mod, cur = _load(original), _load(modified), _load(current)
+    if schema is None:
+        return _merge_patch().create_three_way(orig, mod, cur, overwrite=overwrite)
+    return _guard(lambda: _three_way(_clone(orig), _clone(mod), _clone(cur), schema, overwrite))
+
+
+def _three_way(original: dict, modified: dict, current: dict, schema: Any, overwrite: bool) -> dict:
+    from kubelite.patch._smp_conflict import have_conflicts
+    from kubelite.patch._smp_diff import DiffOptions, diff_maps
+    from kubelite.patch._smp_merge import COMBINE, merge_map
+
+    # Additions and changes come from current -> modified, deletions from original -> modified;
+    # merging the two keeps both (the second is strictly additive).
+    delta = diff_maps(current, modified, schema, DiffOptions(set_element_order=True, ignore_deletions=True))
+    deletions = diff_maps(original, modified, schema, DiffOptions(set_element_order=True, ignore_changes=True))
+    patch = merge_map(deletions, delta, schema, COMBINE)
+    if not overwrite:
+        changed = diff_maps(original, current, schema, DiffOptions())
+        if have_conflicts(patch, changed, schema):
+            raise ConflictError(
+                f"patch:\n{_yaml(patch)}\nconflicts with changes made from original to current:\n{_yaml(changed)}\n"
+            )
+    return _clone(patch)
+
+
+def to_json(value: Any) -> str:
+    """The bytes Go's json.Marshal writes for a decoded document (what apimachinery returns)."""
+    return _guard(lambda: marshal(value))
+
+
+def sort_merge_lists(doc: dict, schema: Any) -> dict:
+    """apimachinery's test helper sortMergeListsByName: merge lists sorted by merge key,
+    merging scalar lists de-duplicated and sorted. For comparing documents in tests."""
+    return _guard(lambda: sort_merge_lists_in_map(_load(doc), schema, ""))
+
+
+# -- boundary helpers ------------------------------------------------------------------------
+
+
+def _load(value: Any) -> dict:
+    """A document as a dict: dicts pass, None is {}, text must be a JSON object."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise fail(BAD_JSON_DOC) from None
+    if isinstance(value, str):
+        if not value:
+            return {}
+        try:
+            parsed = json.loads(value, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
+            raise fail(BAD_JSON_DOC) from None
+        if parsed is None:
+            return {}
+        if isinstance(parsed, dict):
+            return parsed
+    raise fail(BAD_JSON_DOC)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _clone(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone(v) for v in value]
+    return value
+
+
+def _guard(fn):
+    try:
+        return fn()
+    except RecursionError:
+        raise PatchError("document is nested too deeply to patch") from None
+
+
+def _merge_patch():
+    from kubelite.patch import merge_patch
+
+    return _MergePatchAdapter(merge_patch)
+
+
+class _MergePatchAdapter:
+    """schema=None: JSON merge patch, through kubelite.patch.merge_patch."""
+
+    def __init__(self, module: Any):
+        self._m = module
+
+    def apply(self, doc: dict, patch: dict) -> dict:
+        return self._m.apply(_clone(doc), _clone(patch))
+
+    def create(self, original: dict, modified: dict) -> dict:
+        return self._m.create(original, modified)
+
+    def create_three_way(self, original: dict, modified: dict, current: dict, overwrite: bool) -> dict:
+        return self._m.create_three_way(original, modified, current, overwrite=overwrite)
+
+
+def _yaml(value: Any) -> str:
+    try:
+        import yaml
+
+        return yaml.safe_dump(value, default_flow_style=False, sort_keys=True)
+    except Exception as err:  # the message is informative only
+        return f"<{err}>"
