@@ -10,6 +10,7 @@ import sys
 # subcommand name -> module under kubelite.cli that defines `register(subparsers)` and `run(args)`
 COMMANDS: dict[str, str] = {
     "version": "kubelite.cli.version",
+    "serve": "kubelite.cli.serve",
 }
 
 

@@ -1,0 +1,83 @@
+"""`kubelite serve`: run the embedded Kubernetes API server over HTTPS, in the foreground."""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import sys
+
+
+def default_home() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("KUBELITE_HOME") or pathlib.Path.home() / ".kubelite")
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="kubelite serve",
+                                     description="Serve the Kubernetes API over HTTPS (foreground).")
+    parser.add_argument("--data-dir", default=None,
+                        help="where objects, the CA, certificate and token live (default: $KUBELITE_HOME "
+                             "or ~/.kubelite)")
+    parser.add_argument("--address", "--bind-address", dest="address", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=6443, help="0 picks a free port")
+    parser.add_argument("--write-kubeconfig", metavar="FILE", default=None,
+                        help="write a kubeconfig for this server (CA and token embedded)")
+    parser.add_argument("--storage", default=None,
+                        help="storage URL (default: sqlite database in the data dir; memory:// for tests)")
+    args = parser.parse_args(argv)
+
+    data_dir = pathlib.Path(args.data_dir).expanduser() if args.data_dir else default_home()
+    try:
+        server = build_server(data_dir, args.storage)
+    except Exception as err:  # a clear one-line error, never a traceback
+        print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
+        return 1
+    from kubelite.server.serve import bind, serve
+
+    try:
+        sock = bind(args.address, args.port)
+    except OSError as err:
+        print(f"error: cannot listen on {args.address}:{args.port}: {err.strerror or err}", file=sys.stderr)
+        return 1
+    port = sock.getsockname()[1]
+    host = f"[{args.address}]" if ":" in args.address else args.address
+    url = f"https://{host}:{port}"
+    if args.write_kubeconfig:
+        from kubelite.server.kubeconfig import write_kubeconfig
+
+        write_kubeconfig(args.write_kubeconfig, url, server.tls.ca_pem(), server.token)
+
+    def started():
+        print(f"kubelite API server listening on {url} (data in {data_dir})", file=sys.stderr, flush=True)
+
+    try:
+        serve(server.app, sock, str(server.tls.server_cert), str(server.tls.server_key), on_started=started)
+    finally:
+        server.close()
+    return 0
+
+
+class LocalServer:
+    """Everything a served data directory holds: store, core, app, TLS files and token."""
+
+    def __init__(self, data_dir: pathlib.Path, storage: str | None = None):
+        from kubelite.server.app import create_app
+        from kubelite.server.auth import ensure_token
+        from kubelite.server.core import APIServer
+        from kubelite.server.resources import Registry
+        from kubelite.server.storage import open_store
+        from kubelite.server.tls import ensure_tls
+
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.tls = ensure_tls(data_dir / "pki")
+        self.token = ensure_token(data_dir)
+        self.store = open_store(storage or str(data_dir / "state.db"))
+        self.api = APIServer(self.store, Registry())
+        self.api.bootstrap()
+        self.app = create_app(self.api, token=self.token)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def build_server(data_dir: pathlib.Path, storage: str | None = None) -> LocalServer:
+    return LocalServer(data_dir, storage)

@@ -1,0 +1,203 @@
+"""The ASGI application: the single entry point for both doors of the API server.
+
+`kubelite serve` hands it to uvicorn (HTTPS); the in-process transport calls it directly.
+Everything below the ASGI boundary is shared, so there is one code path per operation.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+
+from kubelite.server.auth import TokenAuthenticator
+from kubelite.server.errors import StatusError, internal_error, method_not_allowed, not_found_path
+from kubelite.server.handlers.http import (
+    Request,
+    Response,
+    StreamingResponse,
+    encode_json,
+    json_response,
+    text_response,
+)
+from kubelite.server.routing import Query, parse_request
+
+log = logging.getLogger("kubelite.server")
+
+MAX_BODY = 3 * 1024 * 1024
+_HEALTH = ("/healthz", "/readyz", "/livez")
+
+
+class App:
+    """ASGI app. `api` is the APIServer core; `token` None means no authentication."""
+
+    def __init__(self, api, token: str | None = None):
+        self.api = api
+        self.auth = TokenAuthenticator(token)
+        # Set on shutdown so that open watch streams end and the server can stop promptly.
+        self.stopping: asyncio.Event | None = None
+
+    async def __call__(self, scope, receive, send):
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if kind != "http":
+            return
+        if self.stopping is None:
+            self.stopping = asyncio.Event()
+        request = await _read_request(scope, receive)
+        response = await self._respond(request)
+        await _send_response(response, send, receive)
+
+    async def _lifespan(self, receive, send):
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.stopping = asyncio.Event()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def shutdown(self) -> None:
+        if self.stopping is not None:
+            self.stopping.set()
+
+    async def _respond(self, request: Request):
+        if not self.auth.allows(request.path, request.header("authorization")):
+            return _error_response(StatusError(401, "Unauthorized", "Unauthorized"), request)
+        try:
+            return await self._dispatch(request)
+        except StatusError as err:
+            return _error_response(err, request)
+        except Exception as exc:  # a bug must still answer as the apiserver would, not hang up
+            log.exception("internal error serving %s %s", request.method, request.path)
+            return _error_response(internal_error(f"{type(exc).__name__}: {exc}"), request)
+
+    async def _dispatch(self, request: Request):
+        path = request.path
+        if request.method in ("HEAD", "OPTIONS"):
+            raise method_not_allowed()
+        if path == "/version" or path == "/version/":
+            return json_response(self.api.version_info(), request=request)
+        if path.rstrip("/") in _HEALTH or path.startswith(tuple(p + "/" for p in _HEALTH)):
+            return text_response("ok")
+        if path.startswith("/openapi/"):
+            from kubelite.server.handlers import discovery
+
+            return discovery.openapi(self.api, request)
+        info = parse_request(request.method, path, request.query)
+        if not info.is_resource_request:
+            if info.parts and info.parts[0] in ("api", "apis"):
+                from kubelite.server.handlers import discovery
+
+                return discovery.serve(self.api, request, info)
+            raise not_found_path()
+        from kubelite.server.handlers import resources
+
+        return await resources.serve(self.api, request, info, self.stopping)
+
+
+def create_app(api, token: str | None = None) -> App:
+    return App(api, token)
+
+
+async def _read_request(scope, receive) -> Request:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size <= MAX_BODY:
+            chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return Request(
+        method=scope["method"],
+        path=scope.get("path") or "/",
+        query=Query(scope.get("query_string", b"")),
+        headers=headers,
+        body=b"".join(chunks),
+    )
+
+
+def _error_response(err: StatusError, request: Request | None) -> Response:
+    headers = []
+    if err.retry_after_seconds:
+        headers.append(("Retry-After", str(err.retry_after_seconds)))
+    pretty = request.pretty if request is not None else False
+    return Response(status=err.code or 500, body=encode_json(err.to_status(), pretty), headers=headers)
+
+
+def _base_headers(content_type: str, extra) -> list[tuple[bytes, bytes]]:
+    headers = [
+        (b"audit-id", str(uuid.uuid4()).encode()),
+        (b"cache-control", b"no-cache, private"),
+        (b"content-type", content_type.encode()),
+    ]
+    if content_type.startswith("text/"):
+        headers.append((b"x-content-type-options", b"nosniff"))
+    headers.extend((name.encode("latin-1"), value.encode("latin-1")) for name, value in extra)
+    return headers
+
+
+async def _send_response(response, send, receive) -> None:
+    if isinstance(response, StreamingResponse):
+        await _send_stream(response, send, receive)
+        return
+    headers = _base_headers(response.content_type, response.headers)
+    headers.append((b"content-length", str(len(response.body)).encode()))
+    await send({"type": "http.response.start", "status": response.status, "headers": headers})
+    await send({"type": "http.response.body", "body": response.body})
+
+
+async def _send_stream(response: StreamingResponse, send, receive) -> None:
+    """Send each chunk as produced; stop producing as soon as the client goes away."""
+    headers = _base_headers(response.content_type, response.headers)
+    await send({"type": "http.response.start", "status": response.status, "headers": headers})
+    disconnected = asyncio.Event()
+
+    async def watch_disconnect():
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                disconnected.set()
+                return
+
+    watcher = asyncio.ensure_future(watch_disconnect())
+    chunks = response.chunks
+    try:
+        while True:
+            next_chunk = asyncio.ensure_future(chunks.__anext__())
+            gone = asyncio.ensure_future(disconnected.wait())
+            done, _ = await asyncio.wait({next_chunk, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if next_chunk not in done:
+                next_chunk.cancel()
+                return  # the client went away: nothing more to send
+            gone.cancel()
+            try:
+                chunk = next_chunk.result()
+            except StopAsyncIteration:
+                break
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except OSError:
+        pass
+    finally:
+        watcher.cancel()
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            try:
+                await aclose()
+            except Exception:
+                pass
+

@@ -1,0 +1,802 @@
+"""The API server core: Kubernetes object semantics over an etcd-shaped store.
+
+`APIServer` ties the store, the resource registry and admission together. Each API operation
+(get, list, create, update, patch, delete, deletecollection, watch) is one method here, used
+by both doors of the server (HTTPS and in-process) through the HTTP handlers.
+
+Objects are plain JSON dicts. The store holds the object's JSON without its resourceVersion;
+the key's mod_revision *is* the resourceVersion and is stamped on every read.
+"""
+from __future__ import annotations
+
+import base64
+import copy
+import datetime
+import json
+import random
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kubelite.server import errors
+from kubelite.server.errors import StatusError
+
+KUBERNETES_VERSION_INFO = {
+    "major": "1",
+    "minor": "32",
+    "gitVersion": "v1.32.13",
+    "gitCommit": "63adf010aa20e104c0b7043b47f42f50c9f72b17",
+    "gitTreeState": "clean",
+    "buildDate": "2026-11-21T21:42:08Z",
+    "goVersion": "go1.24.11",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
+
+DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
+
+# DELETE answers with the object (not a Status) for these resources.
+_DELETE_RETURNS_OBJECT = frozenset({("", "pods"), ("", "namespaces"), ("", "services")})
+# PUT to a missing object creates it only for these.
+_CREATE_ON_UPDATE = frozenset({
+    ("", "services"), ("", "endpoints"), ("", "events"), ("", "limitranges"),
+    ("coordination.k8s.io", "leases"), ("events.k8s.io", "events"),
+    ("rbac.authorization.k8s.io", "roles"), ("rbac.authorization.k8s.io", "rolebindings"),
+    ("rbac.authorization.k8s.io", "clusterroles"), ("rbac.authorization.k8s.io", "clusterrolebindings"),
+})
+_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+               "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+               "annotations", "ownerReferences", "finalizers", "managedFields")
+_PROPAGATION_POLICIES = ("Orphan", "Background", "Foreground")
+
+
+@dataclass
+class WriteOptions:
+    dry_run: bool = False
+    field_validation: str = "Warn"  # Strict | Warn | Ignore
+    field_manager: str = ""
+
+
+@dataclass
+class DeleteOptions:
+    dry_run: bool = False
+    propagation_policy: str | None = None
+    grace_period_seconds: int | None = None
+    precondition_uid: str | None = None
+    precondition_resource_version: str | None = None
+
+
+@dataclass
+class ListOptions:
+    label_selector: Callable[[dict], bool] | None = None
+    field_selector: Callable[[dict], bool] | None = None
+    limit: int = 0
+    continue_token: str | None = None
+    resource_version: str | None = None
+    resource_version_match: str | None = None
+
+
+@dataclass
+class Result:
+    """What a write produced: the object, whether it was created, and warnings for the client."""
+
+    obj: dict
+    created: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def now_rfc3339() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class APIServer:
+    def __init__(self, store, registry, admission=None):
+        self.store = store
+        self.registry = registry
+        # admission: object with default(resource, obj) and validate(resource, obj, old) -> causes;
+        # None means the built-in minimum (no defaulting, structural checks only).
+        self.admission = admission
+
+    # -- non-resource ------------------------------------------------------------------------
+
+    def version_info(self) -> dict:
+        return dict(KUBERNETES_VERSION_INFO)
+
+    def bootstrap(self) -> None:
+        """Create the standard namespaces (and their default ServiceAccounts) on first start."""
+        ns_resource = self.registry.lookup("", "v1", "namespaces")
+        for name in DEFAULT_NAMESPACES:
+            if self.store.get(self._key(ns_resource, "", name)) is None:
+                try:
+                    self.create(ns_resource, "", {"apiVersion": "v1", "kind": "Namespace",
+                                                  "metadata": {"name": name}}, WriteOptions())
+                except StatusError as err:
+                    if err.code != 409:
+                        raise
+        self._register_stored_crds()
+
+    # -- keys and (de)serialisation --------------------------------------------------------------
+
+    @staticmethod
+    def _prefix(r, namespace: str = "") -> str:
+        base = f"/registry/{r.group or 'core'}/{r.resource}/"
+        if r.namespaced and namespace:
+            return f"{base}{namespace}/"
+        return base
+
+    def _key(self, r, namespace: str, name: str) -> str:
+        return self._prefix(r, namespace) + name
+
+    def _decode(self, r, kv) -> dict:
+        obj = json.loads(kv.value)
+        obj["apiVersion"] = r.api_version
+        obj["kind"] = r.kind
+        obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
+        return _ordered(obj)
+
+    @staticmethod
+    def _encode(obj: dict) -> bytes:
+        stored = dict(obj)
+        meta = dict(stored.get("metadata") or {})
+        meta.pop("resourceVersion", None)
+        stored["metadata"] = meta
+        return json.dumps(stored, separators=(",", ":")).encode()
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def get(self, r, namespace: str, name: str) -> dict:
+        kv = self.store.get(self._key(r, namespace, name))
+        if kv is None:
+            raise errors.not_found(r.group, r.resource, name)
+        return self._decode(r, kv)
+
+    def list(self, r, namespace: str, opts: ListOptions) -> dict:
+        from kubelite.server.storage.errors import Compacted, FutureRevision
+
+        prefix = self._prefix(r, namespace)
+        revision = 0
+        start_after = None
+        if opts.continue_token:
+            revision, start = _decode_continue(opts.continue_token)
+            start_after = prefix + start if start else None
+        elif opts.resource_version not in (None, "", "0") and opts.resource_version_match == "Exact":
+            revision = _parse_rv(opts.resource_version)
+        limit = opts.limit if opts.limit and opts.limit > 0 else 0
+        if opts.resource_version == "0" and not opts.continue_token:
+            limit = 0  # served "from the cache": the limit is ignored, as kube-apiserver does
+        items: list[dict] = []
+        more = False
+        last_key = None
+        try:
+            while True:
+                page = self.store.range(prefix, start_after=start_after,
+                                        limit=(limit - len(items)) if limit else 0, revision=revision)
+                revision = page.revision
+                for kv in page.kvs:
+                    last_key = kv.key
+                    obj = self._decode(r, kv)
+                    if _matches(obj, opts):
+                        items.append(obj)
+                if not page.more:
+                    break
+                start_after = last_key
+                if limit and len(items) >= limit:
+                    more = self._has_match_after(r, prefix, last_key, revision, opts)
+                    break
+        except Compacted:
+            if opts.continue_token:
+                fresh = _encode_continue(self.store.current_revision(), start_after[len(prefix):]
+                                         if start_after else "")
+                raise errors.expired(
+                    "The provided continue parameter is too old to display a consistent list result. "
+                    "You can start a new list without the continue parameter, or use the continue "
+                    "token in this response to retrieve the remainder of the results. Continuing with "
+                    "the provided token results in an inconsistent list - objects that were created, "
+                    "modified, or deleted between the time the first chunk was returned and now may "
+                    "show up in the list.", continue_token=fresh) from None
+            raise errors.expired(f"The resourceVersion for the provided list is too old.") from None
+        except FutureRevision:
+            raise errors.resource_version_too_large(revision, self.store.current_revision()) from None
+        metadata: dict[str, Any] = {"resourceVersion": str(revision)}
+        if more and last_key is not None:
+            metadata["continue"] = _encode_continue(revision, last_key[len(prefix):])
+        if r.crd:
+            list_items = items
+        else:
+            # Typed lists do not repeat kind/apiVersion on each item.
+            list_items = [{k: v for k, v in item.items() if k not in ("kind", "apiVersion")}
+                          for item in items]
+        return {"kind": r.list_kind or f"{r.kind}List", "apiVersion": r.api_version,
+                "metadata": metadata, "items": list_items}
+
+    def _has_match_after(self, r, prefix, key, revision, opts) -> bool:
+        """Whether a further page would hold anything (a continue token is only given then)."""
+        start_after = key
+        while True:
+            page = self.store.range(prefix, start_after=start_after, limit=100, revision=revision)
+            for kv in page.kvs:
+                if _matches(self._decode(r, kv), opts):
+                    return True
+                start_after = kv.key
+            if not page.more:
+                return False
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def create(self, r, namespace: str, body: dict, opts: WriteOptions) -> Result:
+        obj = _check_body(r, body)
+        meta = obj.setdefault("metadata", {})
+        if meta.get("resourceVersion"):
+            raise errors.server_error("resourceVersion should not be set on objects to be created")
+        self._place_namespace(r, namespace, meta)
+        if not meta.get("name"):
+            if meta.get("generateName"):
+                meta["name"] = meta["generateName"] + "".join(
+                    random.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
+            else:
+                raise errors.invalid(r.group, r.kind, "", [{
+                    "reason": "FieldValueRequired", "message": "Required value: name or generateName is required",
+                    "field": "metadata.name"}])
+        name = meta["name"]
+        if r.namespaced:
+            self._require_namespace(r, meta["namespace"], name)
+        for transient in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+            meta.pop(transient, None)
+        meta["uid"] = str(uuid.uuid4())
+        meta["creationTimestamp"] = now_rfc3339()
+        obj = self._prepare_create(r, obj)
+        warnings = self._admit(r, obj, None, opts)
+        obj = _ordered(obj)
+        if opts.dry_run:
+            if self.store.get(self._key(r, namespace, name)) is not None:
+                raise errors.already_exists(r.group, r.resource, name)
+            obj["metadata"].pop("resourceVersion", None)
+            return Result(obj, created=True, warnings=warnings)
+        from kubelite.server.storage.errors import KeyExists
+
+        try:
+            kv = self.store.create(self._key(r, meta.get("namespace", ""), name), self._encode(obj))
+        except KeyExists:
+            raise errors.already_exists(r.group, r.resource, name) from None
+        created = self._decode(r, kv)
+        self._after_create(r, created)
+        return Result(created, created=True, warnings=warnings)
+
+    def update(self, r, namespace: str, name: str, body: dict, opts: WriteOptions,
+               subresource: str = "") -> Result:
+        new = _check_body(r, body) if subresource != "scale" else body
+        meta = new.setdefault("metadata", {}) if isinstance(new.get("metadata", {}), dict) else None
+        if meta is None:
+            raise errors.bad_request("metadata must be an object")
+        if meta.get("name") and meta["name"] != name:
+            raise errors.bad_request("the name of the object (%s) does not match the name on the URL (%s)"
+                                     % (meta["name"], name))
+        kv = self.store.get(self._key(r, namespace, name))
+        if kv is None:
+            if subresource or (r.group, r.resource) not in _CREATE_ON_UPDATE:
+                raise errors.not_found(r.group, r.resource, name)
+            meta["name"] = name
+            meta.pop("resourceVersion", None)
+            return self.create(r, namespace, new, opts)
+        old = self._decode(r, kv)
+        expected = meta.get("resourceVersion") or None
+        if expected is not None:
+            expected_rev = _parse_rv(expected)
+        else:
+            expected_rev = None
+        if subresource == "scale":
+            return self._write_scale(r, old, new, expected_rev, opts)
+        if expected_rev is not None and expected_rev != kv.mod_revision:
+            raise errors.conflict(r.group, r.resource, name)
+        if r.namespaced:
+            self._place_namespace(r, namespace, meta)
+        merged = self._prepare_update(r, old, new, subresource)
+        return self._store_update(r, old, merged, kv.mod_revision, opts)
+
+    def patch(self, r, namespace: str, name: str, patch_type: str, patch: bytes, opts: WriteOptions,
+              subresource: str = "") -> Result:
+        from kubelite.server import patching
+
+        kv = self.store.get(self._key(r, namespace, name))
+        if kv is None:
+            raise errors.not_found(r.group, r.resource, name)
+        old = self._decode(r, kv)
+        if subresource == "scale":
+            current = self._scale_of(r, old)
+            patched = patching.apply(patch_type, current, patch, None)
+            return self._write_scale(r, old, patched, None, opts)
+        patched = patching.apply(patch_type, copy.deepcopy(old), patch, r)
+        if not isinstance(patched, dict):
+            raise errors.bad_request("the patch did not produce an object")
+        meta = patched.setdefault("metadata", {})
+        if meta.get("name", name) != name:
+            raise errors.bad_request("the name of the object (%s) does not match the name on the URL (%s)"
+                                     % (meta.get("name"), name))
+        meta["name"] = name
+        warnings = _prune_patched(r, patched, opts)
+        expected = meta.get("resourceVersion")
+        if expected and _parse_rv(expected) != kv.mod_revision:
+            raise errors.conflict(r.group, r.resource, name)
+        merged = self._prepare_update(r, old, patched, subresource)
+        result = self._store_update(r, old, merged, kv.mod_revision, opts)
+        result.warnings[:0] = warnings
+        return result
+
+    def _store_update(self, r, old: dict, new: dict, revision: int, opts: WriteOptions) -> Result:
+        from kubelite.server.storage.errors import Conflict, NotFound
+
+        warnings = self._admit(r, new, old, opts)
+        new = _ordered(new)
+        new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+        if _without_rv(new) == _without_rv(old):
+            return Result(old, warnings=warnings)  # a no-op write keeps the resourceVersion
+        meta = new["metadata"]
+        finalized = meta.get("deletionTimestamp") and not meta.get("finalizers")
+        if opts.dry_run:
+            return Result(new, warnings=warnings)
+        key = self._key(r, meta.get("namespace", ""), meta["name"])
+        try:
+            if finalized:
+                kv = self.store.delete(key, revision)
+                return Result(self._decode(r, kv), warnings=warnings)
+            kv = self.store.update(key, self._encode(new), revision)
+        except Conflict:
+            raise errors.conflict(r.group, r.resource, meta["name"]) from None
+        except NotFound:
+            raise errors.not_found(r.group, r.resource, meta["name"]) from None
+        stored = self._decode(r, kv)
+        self._after_update(r, stored)
+        return Result(stored, warnings=warnings)
+
+    # -- scale ---------------------------------------------------------------------------------
+
+    def get_scale(self, r, namespace: str, name: str) -> dict:
+        return self._scale_of(r, self.get(r, namespace, name))
+
+    def _scale_of(self, r, obj: dict) -> dict:
+        spec_path, status_path, selector_path = _scale_paths(r)
+        meta = obj["metadata"]
+        scale_meta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                      if k in meta}
+        status: dict[str, Any] = {"replicas": _dig(obj, status_path) or 0}
+        selector = _selector_string(r, obj, selector_path)
+        if selector:
+            status["selector"] = selector
+        return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta,
+                "spec": {"replicas": _dig(obj, spec_path) or 0}, "status": status}
+
+    def _write_scale(self, r, old: dict, scale: dict, expected_rev, opts) -> Result:
+        if not isinstance(scale, dict):
+            raise errors.bad_request("the body of the request is not a Scale object")
+        kind = scale.get("kind")
+        if kind not in (None, "Scale"):
+            raise errors.bad_request(f"Scale in version \"v1\" cannot be handled as a {kind}")
+        name = old["metadata"]["name"]
+        sname = (scale.get("metadata") or {}).get("name")
+        if sname and sname != name:
+            raise errors.bad_request(
+                f"the name of the object ({sname}) does not match the name on the URL ({name})")
+        rv = (scale.get("metadata") or {}).get("resourceVersion")
+        if expected_rev is None and rv:
+            expected_rev = _parse_rv(rv)
+        if expected_rev is not None and str(expected_rev) != old["metadata"]["resourceVersion"]:
+            raise errors.conflict(r.group, r.resource, name)
+        replicas = (scale.get("spec") or {}).get("replicas", 0)
+        if not isinstance(replicas, int) or isinstance(replicas, bool):
+            raise errors.bad_request("spec.replicas must be an integer")
+        if replicas < 0:
+            raise errors.invalid("autoscaling", "Scale", name, [{
+                "reason": "FieldValueInvalid",
+                "message": f"Invalid value: {replicas}: must be greater than or equal to 0",
+                "field": "spec.replicas"}])
+        new = copy.deepcopy(old)
+        spec_path, _, _ = _scale_paths(r)
+        _set(new, spec_path, replicas)
+        self._bump_generation(r, old, new)
+        result = self._store_update(r, old, new, int(old["metadata"]["resourceVersion"]), opts)
+        return Result(self._scale_of(r, result.obj), warnings=result.warnings)
+
+    # -- delete ----------------------------------------------------------------------------------
+
+    def delete(self, r, namespace: str, name: str, opts: DeleteOptions) -> tuple[int, dict]:
+        """(HTTP status, body): 200 with a Status or the object; 202 while finalizers hold it."""
+        if r.group == "" and r.resource == "namespaces" and name in IMMORTAL_NAMESPACES:
+            raise errors.forbidden("", "namespaces", name, "this namespace may not be deleted")
+        key = self._key(r, namespace, name)
+        kv = self.store.get(key)
+        if kv is None:
+            raise errors.not_found(r.group, r.resource, name)
+        obj = self._decode(r, kv)
+        meta = obj["metadata"]
+        if opts.precondition_uid and opts.precondition_uid != meta.get("uid"):
+            raise errors.conflict(r.group, r.kind, name,
+                                  f"Precondition failed: UID in precondition: {opts.precondition_uid}, "
+                                  f"UID in object meta: {meta.get('uid')}")
+        if opts.precondition_resource_version and opts.precondition_resource_version != meta["resourceVersion"]:
+            raise errors.conflict(r.group, r.kind, name,
+                                  "Precondition failed: ResourceVersion in precondition: "
+                                  f"{opts.precondition_resource_version}, ResourceVersion in object meta: "
+                                  f"{meta['resourceVersion']}")
+        if meta.get("finalizers"):
+            if meta.get("deletionTimestamp"):
+                return 200, obj
+            held = copy.deepcopy(obj)
+            held["metadata"]["deletionTimestamp"] = now_rfc3339()
+            held["metadata"]["deletionGracePeriodSeconds"] = 0
+            from kubelite.server.admission import generation
+
+            if generation.deletion_generation(held) is not None:
+                held["metadata"]["generation"] = generation.deletion_generation(held)
+            held = _ordered(held)
+            if opts.dry_run:
+                return 200, held
+            from kubelite.server.storage.errors import Conflict
+
+            try:
+                kv = self.store.update(key, self._encode(held), kv.mod_revision)
+            except Conflict:
+                raise errors.conflict(r.group, r.resource, name) from None
+            return 200, self._decode(r, kv)
+        if opts.dry_run:
+            return 200, self._deleted_body(r, obj)
+        if r.group == "" and r.resource == "namespaces":
+            self._delete_namespace_contents(name)
+        from kubelite.server.storage.errors import Conflict, NotFound
+
+        try:
+            kv = self.store.delete(key, kv.mod_revision)
+        except (Conflict, NotFound):
+            raise errors.conflict(r.group, r.resource, name) from None
+        gone = self._decode(r, kv)
+        self._after_delete(r, gone)
+        return 200, self._deleted_body(r, gone)
+
+    def _deleted_body(self, r, obj: dict) -> dict:
+        if (r.group, r.resource) in _DELETE_RETURNS_OBJECT:
+            shown = copy.deepcopy(obj)
+            shown["metadata"].setdefault("deletionTimestamp", now_rfc3339())
+            shown["metadata"].setdefault("deletionGracePeriodSeconds", 0)
+            if r.resource == "namespaces":
+                shown.setdefault("status", {})["phase"] = "Terminating"
+            return _ordered(shown)
+        meta = obj["metadata"]
+        return errors.success_status(name=meta["name"], group=r.group, kind=r.resource, uid=meta.get("uid", ""))
+
+    def delete_collection(self, r, namespace: str, list_opts: ListOptions, opts: DeleteOptions) -> dict:
+        listed = self.list(r, namespace, list_opts)
+        deleted = []
+        for item in listed["items"]:
+            meta = item["metadata"]
+            try:
+                _, body = self.delete(r, meta.get("namespace", ""), meta["name"], opts)
+            except StatusError as err:
+                if err.code == 404:
+                    continue
+                raise
+            if body.get("kind") != "Status":
+                deleted.append(body)
+            else:
+                item = dict(item)
+                deleted.append(item)
+        listed["items"] = deleted
+        return listed
+
+    def _delete_namespace_contents(self, namespace: str) -> None:
+        # No namespace controller runs: emptying the namespace is done here, synchronously.
+        for r in self._storage_resources():
+            if not r.namespaced:
+                continue
+            prefix = self._prefix(r, namespace)
+            for kv in self.store.range(prefix).kvs:
+                try:
+                    self.store.delete(kv.key)
+                except Exception:
+                    pass
+
+    def _storage_resources(self):
+        seen = set()
+        for r in self.registry.all():
+            if (r.group, r.resource) in seen or "/" in r.resource:
+                continue
+            seen.add((r.group, r.resource))
+            yield r
+
+    # -- watch -----------------------------------------------------------------------------------
+
+    def watch_prefix(self, r, namespace: str) -> str:
+        return self._prefix(r, namespace)
+
+    def decode_event_object(self, r, kv) -> dict:
+        return self._decode(r, kv)
+
+    # -- strategies ------------------------------------------------------------------------------
+
+    def _place_namespace(self, r, namespace: str, meta: dict) -> None:
+        if not r.namespaced:
+            meta.pop("namespace", None)
+            return
+        given = meta.get("namespace")
+        if given and namespace and given != namespace:
+            raise errors.bad_request("the namespace of the provided object does not match the namespace "
+                                     "sent on the request")
+        meta["namespace"] = given or namespace or "default"
+
+    def _require_namespace(self, r, namespace: str, name: str) -> None:
+        ns = self.registry.lookup("", "v1", "namespaces")
+        kv = self.store.get(self._key(ns, "", namespace))
+        if kv is None:
+            raise errors.not_found("", "namespaces", namespace)
+        if json.loads(kv.value).get("metadata", {}).get("deletionTimestamp"):
+            raise errors.namespace_terminating(r.group, r.resource, name, namespace)
+
+    def _prepare_create(self, r, obj: dict) -> dict:
+        from kubelite.server.admission import defaults, generation
+
+        obj = defaults.apply_defaults(obj)
+        obj = defaults.prepare_for_create(obj, now=obj["metadata"]["creationTimestamp"])
+        if r.crd and r.subresource("status") is not None:
+            obj.pop("status", None)
+        gen = generation.initial_generation(obj)
+        if gen is None:
+            obj["metadata"].pop("generation", None)
+        else:
+            obj["metadata"]["generation"] = gen
+        return obj
+
+    def _prepare_update(self, r, old: dict, new: dict, subresource: str) -> dict:
+        """The object to store from the client's version, as each strategy's PrepareForUpdate."""
+        new = copy.deepcopy(new)
+        new["apiVersion"], new["kind"] = r.api_version, r.kind
+        meta = new.setdefault("metadata", {})
+        old_meta = old["metadata"]
+        if subresource == "status":
+            merged = copy.deepcopy(old)
+            if "status" in new:
+                merged["status"] = new["status"]
+            else:
+                merged.pop("status", None)
+            return merged
+        for immutable in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                          "namespace", "name"):
+            if immutable in old_meta:
+                meta[immutable] = old_meta[immutable]
+            else:
+                meta.pop(immutable, None)
+        if old_meta.get("deletionTimestamp"):
+            added = set(meta.get("finalizers") or []) - set(old_meta.get("finalizers") or [])
+            if added:
+                raise errors.forbidden(r.group, r.resource, meta["name"],
+                                       "no new finalizers can be added if the object is being deleted, "
+                                       f"found new finalizers {sorted(added)!r}".replace("'", '"'))
+        from kubelite.server.admission import defaults
+
+        new = defaults.apply_defaults(new)
+        new = defaults.prepare_for_update(new, old)
+        if r.crd and r.subresource("status") is not None:
+            if "status" in old:
+                new["status"] = copy.deepcopy(old["status"])
+            else:
+                new.pop("status", None)
+        self._bump_generation(r, old, new)
+        return new
+
+    def _bump_generation(self, r, old: dict, new: dict) -> None:
+        from kubelite.server.admission import generation
+
+        gen = generation.next_generation(old, new, status_subresource=r.subresource("status") is not None)
+        if gen is None:
+            new["metadata"].pop("generation", None)
+        else:
+            new["metadata"]["generation"] = gen
+
+    def _admit(self, r, obj: dict, old: dict | None, opts: WriteOptions) -> list[str]:
+        if self.admission is None:
+            return []
+        return self.admission.admit(r, obj, old, opts) or []
+
+    def _after_create(self, r, obj: dict) -> None:
+        if r.group == "" and r.kind == "Namespace":
+            self._create_default_service_account(obj["metadata"]["name"])
+        elif r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
+            self._register_crd(obj)
+
+    def _after_update(self, r, obj: dict) -> None:
+        if r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
+            self._register_crd(obj)
+
+    def _after_delete(self, r, obj: dict) -> None:
+        if r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
+            name = obj["metadata"]["name"]
+            for cr in self.registry.crd_resources(name)[:1]:
+                for kv in self.store.range(self._prefix(cr)).kvs:
+                    self.store.delete(kv.key)
+            self.registry.unregister_crd(name)
+
+    def _register_crd(self, crd: dict) -> None:
+        try:
+            self.registry.register_crd(crd)
+        except Exception:
+            # An unservable CRD is still stored (validation rejects the bad ones); nothing to serve.
+            pass
+
+    def _register_stored_crds(self) -> None:
+        crds = self.registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        if crds is None:
+            return
+        for kv in self.store.range(self._prefix(crds)).kvs:
+            self._register_crd(json.loads(kv.value))
+
+    def _create_default_service_account(self, namespace: str) -> None:
+        sa = self.registry.lookup("", "v1", "serviceaccounts")
+        if sa is None or self.store.get(self._key(sa, namespace, "default")) is not None:
+            return
+        try:
+            self.create(sa, namespace, {"apiVersion": "v1", "kind": "ServiceAccount",
+                                        "metadata": {"name": "default", "namespace": namespace}},
+                        WriteOptions())
+        except StatusError as err:
+            if err.code != 409:
+                raise
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _prune_patched(r, patched: dict, opts: WriteOptions) -> list[str]:
+    """Unknown fields a patch brought in: dropped, then reported per fieldValidation."""
+    from kubelite.server.pruning import prune_object
+
+    unknown = prune_object(r, patched)
+    if not unknown or opts.field_validation == "Ignore":
+        return []
+    problems = [f'unknown field "{p}"' for p in unknown]
+    if opts.field_validation == "Strict":
+        detail = f"strict decoding error: {', '.join(problems)}"
+        value = json.dumps(patched, separators=(",", ":"))
+        message = f"Invalid value: {json.dumps(value)}: {detail}"
+        raise StatusError(422, "Invalid", f' "" is invalid: patch: {message}',
+                          causes=[{"reason": "FieldValueInvalid", "message": message, "field": "patch"}],
+                          has_details=True)
+    return problems
+
+
+def _check_body(r, body) -> dict:
+    if not isinstance(body, dict):
+        raise errors.bad_request(f"Object '{r.kind}' is not a JSON object")
+    obj = copy.deepcopy(body)
+    kind = obj.get("kind")
+    if kind and kind != r.kind:
+        raise errors.bad_request(
+            f"the API version in the data ({obj.get('apiVersion', '')}) does not match the expected API "
+            f"version ({r.api_version})" if obj.get("apiVersion") not in (None, r.api_version)
+            else f"{kind} in version \"{r.version}\" cannot be handled as a {r.kind}: no kind \"{kind}\" "
+                 f"is registered for version \"{r.api_version}\"")
+    api_version = obj.get("apiVersion")
+    if api_version and api_version != r.api_version:
+        raise errors.bad_request(f"the API version in the data ({api_version}) does not match the expected "
+                                 f"API version ({r.api_version})")
+    obj["apiVersion"], obj["kind"] = r.api_version, r.kind
+    meta = obj.get("metadata")
+    if meta is None:
+        obj["metadata"] = {}
+    elif not isinstance(meta, dict):
+        raise errors.bad_request(f"{r.kind} in version \"{r.version}\" cannot be handled as a {r.kind}: "
+                                 "metadata must be an object")
+    return obj
+
+
+def _ordered(obj: dict) -> dict:
+    """kind, apiVersion, metadata (in ObjectMeta field order), then the rest as given."""
+    out: dict[str, Any] = {}
+    for key in ("kind", "apiVersion"):
+        if key in obj:
+            out[key] = obj[key]
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        ordered_meta = {k: meta[k] for k in _META_ORDER if k in meta}
+        ordered_meta.update((k, v) for k, v in meta.items() if k not in ordered_meta)
+        out["metadata"] = ordered_meta
+    for key, value in obj.items():
+        if key not in out:
+            out[key] = value
+    return out
+
+
+def _without_rv(obj: dict) -> dict:
+    meta = dict(obj.get("metadata") or {})
+    meta.pop("resourceVersion", None)
+    return {**obj, "metadata": meta}
+
+
+def _matches(obj: dict, opts: ListOptions) -> bool:
+    if opts.label_selector is not None and not opts.label_selector(obj):
+        return False
+    if opts.field_selector is not None and not opts.field_selector(obj):
+        return False
+    return True
+
+
+def _parse_rv(text) -> int:
+    try:
+        value = int(str(text))
+        if value < 0:
+            raise ValueError
+        return value
+    except ValueError:
+        raise errors.server_error(f'strconv.ParseUint: parsing "{text}": invalid syntax') from None
+
+
+def _encode_continue(revision: int, start: str) -> str:
+    payload = {"v": "meta.k8s.io/v1", "rv": revision, "start": start + "\u0000"}
+    return base64.b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode()
+
+
+def _decode_continue(token: str) -> tuple[int, str]:
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        payload = json.loads(base64.b64decode(padded, altchars=b"-_" if "-" in token or "_" in token else None))
+        if payload.get("v") != "meta.k8s.io/v1":
+            raise ValueError
+        return int(payload["rv"]), str(payload.get("start", "")).rstrip("\u0000")
+    except (ValueError, KeyError, TypeError):
+        raise errors.bad_request("continue key is not valid: illegal base64 data at input byte 0"
+                                 if not _is_base64(token) else "continue key is not valid: invalid key") from None
+
+
+def _is_base64(text: str) -> bool:
+    try:
+        base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+        return True
+    except ValueError:
+        return False
+
+
+def _scale_paths(r) -> tuple[str, str, str]:
+    sub = r.subresource("scale")
+    paths = getattr(sub, "paths", None)
+    if paths:
+        return paths
+    return ".spec.replicas", ".status.replicas", ".status.labelSelector" if r.crd else ".spec.selector"
+
+
+def _dig(obj, path: str):
+    node = obj
+    for part in path.strip(".").split("."):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node
+
+
+def _set(obj, path: str, value) -> None:
+    parts = path.strip(".").split(".")
+    node = obj
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+
+
+def _selector_string(r, obj, selector_path: str) -> str:
+    selector = _dig(obj, selector_path)
+    if isinstance(selector, str):
+        return selector
+    if not isinstance(selector, dict):
+        return ""
+    if r.kind == "ReplicationController":
+        return ",".join(f"{k}={v}" for k, v in sorted(selector.items()))
+    terms = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expr in selector.get("matchExpressions") or []:
+        op = expr.get("operator")
+        key = expr.get("key")
+        values = ",".join(sorted(expr.get("values") or []))
+        if op == "In":
+            terms.append(f"{key} in ({values})")
+        elif op == "NotIn":
+            terms.append(f"{key} notin ({values})")
+        elif op == "Exists":
+            terms.append(key)
+        elif op == "DoesNotExist":
+            terms.append(f"!{key}")
+    return ",".join(terms)

@@ -1,0 +1,69 @@
+"""A request and responses as the ASGI app sees them (no web framework: the surface is small)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import AsyncIterator
+
+from kubelite.server.routing import Query
+
+JSON = "application/json"
+# kube-apiserver pretty-prints for these User-Agents, compact JSON for every other client.
+_PRETTY_AGENTS = ("curl", "Wget", "Mozilla/5.0")
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: Query
+    headers: dict[str, str]  # lower-cased names; repeated headers joined with ", "
+    body: bytes = b""
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        return self.headers.get(name.lower(), default)
+
+    @property
+    def content_type(self) -> str:
+        return (self.header("content-type") or "").split(";")[0].strip().lower()
+
+    @property
+    def pretty(self) -> bool:
+        if self.query.flag("pretty"):
+            return True
+        agent = self.header("user-agent") or ""
+        return agent.startswith(_PRETTY_AGENTS)
+
+
+@dataclass
+class Response:
+    status: int = 200
+    body: bytes = b""
+    content_type: str = JSON
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class StreamingResponse:
+    """A chunked response (watch): each item of `chunks` is sent as it is produced."""
+
+    chunks: AsyncIterator[bytes]
+    status: int = 200
+    content_type: str = JSON
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+def encode_json(value, pretty: bool = False) -> bytes:
+    if pretty:
+        return json.dumps(value, indent=2, ensure_ascii=False).encode() + b"\n"
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def json_response(value, status: int = 200, request: Request | None = None,
+                  headers: list[tuple[str, str]] | None = None) -> Response:
+    pretty = request.pretty if request is not None else False
+    return Response(status=status, body=encode_json(value, pretty), headers=list(headers or []))
+
+
+def text_response(text: str, status: int = 200) -> Response:
+    return Response(status=status, body=text.encode(), content_type="text/plain; charset=utf-8")

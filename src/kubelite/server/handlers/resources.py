@@ -1,0 +1,206 @@
+"""REST verbs on resources: HTTP request -> APIServer call -> HTTP response."""
+from __future__ import annotations
+
+import json
+
+from kubelite.server import errors, patching
+from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
+from kubelite.server.handlers import decode, table
+from kubelite.server.handlers.http import Request, json_response
+from kubelite.server.routing import RequestInfo
+from kubelite.server.selectors import parse_field_selector, parse_label_selector
+
+_BODY_TYPES = ("application/json", "application/yaml", "")
+_SUBRESOURCE_VERBS = ("get", "update", "patch")
+
+
+async def serve(api, request: Request, info: RequestInfo, stopping):
+    r = api.registry.lookup(info.api_group, info.api_version, info.resource)
+    if r is None or "/" in info.resource:
+        raise errors.not_found_path()
+    namespace = info.namespace if r.namespaced else ""
+    if not r.namespaced and info.namespace and info.resource != "namespaces":
+        raise errors.not_found_path()
+    if r.resource == "namespaces":
+        namespace = ""
+    verb = info.verb
+    if info.subresource:
+        if r.subresource(info.subresource) is None or info.subresource not in ("status", "scale"):
+            raise errors.not_found_path()
+        if verb not in _SUBRESOURCE_VERBS:
+            raise errors.method_not_allowed()
+    elif verb not in r.verbs and not (verb == "watch" and "watch" in r.verbs):
+        raise errors.method_not_allowed()
+    if r.namespaced and not namespace and verb in ("create", "get", "update", "patch", "delete"):
+        raise errors.not_found_path()
+
+    handler = _VERBS[verb]
+    if verb == "watch":
+        from kubelite.server.handlers import watch
+
+        return await watch.serve(api, request, r, namespace, stopping)
+    return handler(api, request, info, r, namespace)
+
+
+def _get(api, request, info, r, namespace):
+    if info.subresource == "scale":
+        return _respond(request, r, api.get_scale(r, namespace, info.name))
+    return _respond(request, r, api.get(r, namespace, info.name))
+
+
+def list_options(request: Request, r) -> ListOptions:
+    q = request.query
+    limit_text = q.get("limit")
+    limit = 0
+    if limit_text:
+        try:
+            limit = int(limit_text)
+        except ValueError:
+            raise errors.bad_request(f'limit: Invalid value: "{limit_text}": must be an integer') from None
+    rv = q.get("resourceVersion")
+    match = q.get("resourceVersionMatch")
+    if match:
+        if match not in ("Exact", "NotOlderThan"):
+            raise _list_invalid("resourceVersionMatch", f'Unsupported value: "{match}": supported values: '
+                                '"Exact", "NotOlderThan"')
+        if not rv:
+            raise _list_invalid("resourceVersionMatch",
+                                "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided")
+        if match == "Exact" and rv == "0":
+            raise _list_invalid("resourceVersionMatch",
+                                "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
+    cont = q.get("continue")
+    if cont and rv and rv != "0":
+        raise errors.bad_request('specifying resource version is not allowed when using continue')
+    return ListOptions(
+        label_selector=parse_label_selector(q.get("labelSelector")),
+        field_selector=parse_field_selector(q.get("fieldSelector"), r.group, r.resource),
+        limit=limit,
+        continue_token=cont or None,
+        resource_version=rv,
+        resource_version_match=match,
+    )
+
+
+def _list_invalid(field: str, message: str):
+    return errors.StatusError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {field}: {message}',
+                              group="meta.k8s.io", kind="ListOptions",
+                              causes=[{"reason": "FieldValueNotSupported" if "Unsupported" in message
+                                       else "FieldValueForbidden",
+                                       "message": message, "field": field}])
+
+
+def _list(api, request, info, r, namespace):
+    return _respond(request, r, api.list(r, namespace, list_options(request, r)))
+
+
+def _write_options(request: Request, options_kind: str) -> WriteOptions:
+    q = request.query
+    return WriteOptions(
+        dry_run=decode.check_dry_run(q.get_all("dryRun"), options_kind),
+        field_validation=decode.check_field_validation(q.get("fieldValidation"), options_kind),
+        field_manager=q.get("fieldManager") or "",
+    )
+
+
+def _body_object(request: Request, r, opts: WriteOptions) -> tuple[dict, list[str]]:
+    if request.content_type not in _BODY_TYPES:
+        raise errors.unsupported_media_type()
+    obj, unknown, duplicates = decode.decode_object(request.body, request.content_type, r)
+    warnings = decode.enforce(opts.field_validation, r, decode.field_problems(unknown, duplicates))
+    return obj, warnings
+
+
+def _create(api, request, info, r, namespace):
+    if info.name:
+        raise errors.method_not_allowed()
+    opts = _write_options(request, "CreateOptions")
+    obj, warnings = _body_object(request, r, opts)
+    result = api.create(r, namespace, obj, opts)
+    return _respond(request, r, result.obj, status=201, warnings=warnings + result.warnings)
+
+
+def _update(api, request, info, r, namespace):
+    opts = _write_options(request, "UpdateOptions")
+    if info.subresource == "scale":
+        if request.content_type not in _BODY_TYPES:
+            raise errors.unsupported_media_type()
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            raise errors.bad_request("error decoding the Scale body") from None
+        result = api.update(r, namespace, info.name, body, opts, subresource="scale")
+        return _respond(request, r, result.obj)
+    obj, warnings = _body_object(request, r, opts)
+    result = api.update(r, namespace, info.name, obj, opts, subresource=info.subresource)
+    return _respond(request, r, result.obj, status=201 if result.created else 200,
+                    warnings=warnings + result.warnings)
+
+
+def _patch(api, request, info, r, namespace):
+    opts = _write_options(request, "PatchOptions")
+    patching.check_patch_type(request.content_type, r if info.subresource != "scale" else None)
+    result = api.patch(r, namespace, info.name, request.content_type, request.body, opts,
+                       subresource=info.subresource)
+    return _respond(request, r, result.obj, warnings=result.warnings)
+
+
+def _delete_options(request: Request) -> DeleteOptions:
+    q = request.query
+    body = {}
+    if request.body.strip():
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            raise errors.bad_request("error decoding DeleteOptions body") from None
+        if not isinstance(body, dict):
+            raise errors.bad_request("DeleteOptions body must be an object")
+    policy = q.get("propagationPolicy") or body.get("propagationPolicy")
+    if policy is not None and policy not in ("Foreground", "Background", "Orphan"):
+        message = (f'Unsupported value: "{policy}": supported values: "Foreground", "Background", '
+                   '"Orphan", "nil"')
+        raise errors.StatusError(
+            422, "Invalid", f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: {message}',
+            group="meta.k8s.io", kind="DeleteOptions",
+            causes=[{"reason": "FieldValueNotSupported", "message": message, "field": "propagationPolicy"}])
+    grace = q.get("gracePeriodSeconds")
+    if grace is None:
+        grace = body.get("gracePeriodSeconds")
+    preconditions = body.get("preconditions") or {}
+    dry_run = q.get_all("dryRun") or body.get("dryRun") or []
+    return DeleteOptions(
+        dry_run=decode.check_dry_run(list(dry_run), "DeleteOptions"),
+        propagation_policy=policy,
+        grace_period_seconds=int(grace) if grace not in (None, "") else None,
+        precondition_uid=preconditions.get("uid"),
+        precondition_resource_version=preconditions.get("resourceVersion"),
+    )
+
+
+def _delete(api, request, info, r, namespace):
+    status, body = api.delete(r, namespace, info.name, _delete_options(request))
+    return _respond(request, r, body, status=status)
+
+
+def _deletecollection(api, request, info, r, namespace):
+    return _respond(request, r, api.delete_collection(r, namespace, list_options(request, r),
+                                                      _delete_options(request)))
+
+
+def _respond(request: Request, r, body: dict, status: int = 200, warnings=()):
+    headers = [("Warning", '299 - ' + json.dumps(w)) for w in warnings]
+    if table.wants_table(request) and body.get("kind") != "Status":
+        body = table.to_table(r, body, request)
+    return json_response(body, status=status, request=request, headers=headers)
+
+
+_VERBS = {
+    "get": _get,
+    "list": _list,
+    "watch": None,
+    "create": _create,
+    "update": _update,
+    "patch": _patch,
+    "delete": _delete,
+    "deletecollection": _deletecollection,
+}

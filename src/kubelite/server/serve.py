@@ -1,0 +1,53 @@
+"""Serving the ASGI app over HTTPS with uvicorn (httptools, HTTP/1.1 keep-alive), in the foreground.
+
+uvicorn installs the SIGINT/SIGTERM handlers; we also tell the app, so that open watch
+streams end at once and the shutdown is prompt and clean.
+"""
+from __future__ import annotations
+
+import socket
+from typing import Callable
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """Bind the listening socket ourselves so that port 0 yields a known free port before serving."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(app, sock: socket.socket, certfile: str, keyfile: str,
+          on_started: Callable[[], None] | None = None) -> None:
+    """Run until SIGINT/SIGTERM. Blocks."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app,
+        http="httptools",
+        loop="asyncio",
+        lifespan="on",
+        ssl_certfile=certfile,
+        ssl_keyfile=keyfile,
+        log_level="warning",
+        access_log=False,
+        timeout_keep_alive=75,
+        timeout_graceful_shutdown=3,
+        server_header=False,
+        date_header=True,
+    )
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame):
+            app.shutdown()
+            super().handle_exit(sig, frame)
+
+        async def startup(self, sockets=None):
+            await super().startup(sockets=sockets)
+            if on_started is not None and not self.should_exit:
+                on_started()
+
+    Server(config).run(sockets=[sock])

@@ -1,0 +1,176 @@
+"""The serving certificate: a self-signed CA and a server certificate signed by it.
+
+Both are generated once with the `cryptography` package and kept in the data directory,
+so that a kubeconfig written earlier (which embeds the CA) keeps working after a restart.
+"""
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import os
+import pathlib
+from dataclasses import dataclass
+
+CA_CERT = "ca.crt"
+CA_KEY = "ca.key"
+SERVER_CERT = "server.crt"
+SERVER_KEY = "server.key"
+
+# A CA that outlives any realistic local cluster; the serving cert is renewed from it when it expires.
+_CA_DAYS = 3650
+_SERVER_DAYS = 825
+_SERVER_SANS = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class TLSFiles:
+    ca_cert: pathlib.Path
+    server_cert: pathlib.Path
+    server_key: pathlib.Path
+
+    def ca_pem(self) -> bytes:
+        return self.ca_cert.read_bytes()
+
+
+def ensure_tls(directory: str | os.PathLike) -> TLSFiles:
+    """Return the TLS files under `directory`, creating the CA and serving cert if missing or expired."""
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    files = TLSFiles(directory / CA_CERT, directory / SERVER_CERT, directory / SERVER_KEY)
+    ca_key_path = directory / CA_KEY
+    if not (files.ca_cert.exists() and ca_key_path.exists()):
+        ca_key, ca_cert = _new_ca()
+        _write_key(ca_key_path, ca_key)
+        _write_cert(files.ca_cert, ca_cert)
+        _remove(files.server_cert, files.server_key)
+    if not (files.server_cert.exists() and files.server_key.exists()) or _expired(files.server_cert):
+        ca_key = _load_key(ca_key_path)
+        ca_cert = _load_cert(files.ca_cert)
+        key, cert = _new_server_cert(ca_key, ca_cert)
+        _write_key(files.server_key, key)
+        _write_cert(files.server_cert, cert)
+    return files
+
+
+def _new_key():
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def _new_ca():
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.x509.oid import NameOID
+
+    key = _new_key()
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubelite-ca")])
+    now = _now()
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=_CA_DAYS))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
+                key_encipherment=False, data_encipherment=False, key_agreement=False,
+                encipher_only=False, decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    return key, cert
+
+
+def _new_server_cert(ca_key, ca_cert):
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    key = _new_key()
+    now = _now()
+    sans = []
+    for entry in _SERVER_SANS:
+        try:
+            sans.append(x509.IPAddress(ipaddress.ip_address(entry)))
+        except ValueError:
+            sans.append(x509.DNSName(entry))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubelite-apiserver")]))
+        .issuer_name(ca_cert.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(min(now + datetime.timedelta(days=_SERVER_DAYS), ca_cert.not_valid_after_utc))
+        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_cert.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    return key, cert
+
+
+def _expired(path: pathlib.Path) -> bool:
+    cert = _load_cert(path)
+    return cert.not_valid_after_utc <= _now() + datetime.timedelta(days=1)
+
+
+def _load_cert(path: pathlib.Path):
+    from cryptography import x509
+
+    return x509.load_pem_x509_certificate(path.read_bytes())
+
+
+def _load_key(path: pathlib.Path):
+    from cryptography.hazmat.primitives import serialization
+
+    return serialization.load_pem_private_key(path.read_bytes(), password=None)
+
+
+def _write_cert(path: pathlib.Path, cert) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    _write_private(path, cert.public_bytes(serialization.Encoding.PEM))
+
+
+def _write_key(path: pathlib.Path, key) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    _write_private(path, pem)
+
+
+def _write_private(path: pathlib.Path, data: bytes) -> None:
+    """Write atomically with mode 0600 so a crash never leaves half a key behind."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def _remove(*paths: pathlib.Path) -> None:
+    for path in paths:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
