@@ -41,9 +41,11 @@ __all__ = [
 class JSONPathError(Exception):
     """A template that cannot be parsed or executed; the message is kubectl's."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, reason: str | None = None):
         super().__init__(message)
         self.message = message
+        # The bare cause (e.g. "unclosed action"), as other printers report it.
+        self.reason = reason if reason is not None else message
 
     def stderr(self) -> str:
         """The text kubectl prints on stderr for this error."""
@@ -489,9 +491,10 @@ def parse(template: str) -> Template:
     try:
         root = _Parser(template).parse()
     except JSONPathError as err:
-        raise JSONPathError(f"error parsing jsonpath {template}, {err.message}") from None
+        raise JSONPathError(f"error parsing jsonpath {template}, {err.message}", err.message) from None
     except RecursionError:
-        raise JSONPathError(f"error parsing jsonpath {template}, template nested too deeply") from None
+        reason = "template nested too deeply"
+        raise JSONPathError(f"error parsing jsonpath {template}, {reason}", reason) from None
     return Template(template, root)
 
 
