@@ -224,14 +224,17 @@ def test_encode_escapes_like_go():
 class _DiscoveryServer:
     """Just enough HTTP to let kubectl discover the registry's resources."""
 
-    def __init__(self, registry: Registry):
+    def __init__(self, registry: Registry, openapi=None):
         docs = Discovery(registry)
+        self.requests: list[str] = []
+        requests = self.requests
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # keep test output quiet
                 pass
 
             def do_GET(self):
+                requests.append(self.path)
                 path = self.path.split("?", 1)[0].rstrip("/")
                 agg = aggregated_version(self.headers.get("Accept"))
                 ctype = "application/json"
@@ -247,6 +250,12 @@ class _DiscoveryServer:
                     body = docs.version()
                 elif path == "/api/v1":
                     body = docs.resources("", "v1")
+                elif openapi is not None and path == "/openapi/v3":
+                    body = openapi.v3_index_bytes()
+                elif openapi is not None and path.startswith("/openapi/v3/"):
+                    body = openapi.v3(path[len("/openapi/v3/"):])
+                elif openapi is not None and path == "/openapi/v2":
+                    body = openapi.v2()
                 elif path.startswith("/apis/"):
                     parts = path.split("/")[2:]
                     if len(parts) == 2:
@@ -259,6 +268,15 @@ class _DiscoveryServer:
                 else:
                     self.send_response(200)
                 self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self):
+                requests.append("POST " + self.path)
+                body = b'{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"MethodNotAllowed","code":405}'
+                self.send_response(405)
+                self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
