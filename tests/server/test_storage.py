@@ -14,6 +14,7 @@ import pytest
 
 from kubelite.server.storage import (
     KV,
+    Compactor,
     Compacted,
     Conflict,
     EventType,
@@ -154,6 +155,9 @@ def test_values_are_bytes_round_tripped_exactly(store):
         lambda s: s.range("/", limit=-1),
         lambda s: s.range("/", revision="3"),
         lambda s: s.watch("/", from_revision=-5),
+        lambda s: s.create("/bad-\ud800", b"x"),
+        lambda s: s.range("/\udfff"),
+        lambda s: s.range("/", start_after=3),
     ],
 )
 def test_bad_arguments_raise_storage_errors(store, call):
@@ -485,3 +489,20 @@ def test_concurrent_cas_increments_have_one_winner_per_revision(store):
     assert [int(e.kv.value) for e in events] == list(range(1, total + 1))
     assert all(int(e.prev_kv.value) + 1 == int(e.kv.value) for e in events)
     watcher.close()
+
+
+# -- periodic compaction ----------------------------------------------------------------
+
+
+def test_compactor_keeps_one_interval_of_history(store):
+    compactor = Compactor(store, interval=60)
+    assert compactor.tick() is None  # first round only records the revision
+    seen = store.current_revision()
+    a = store.create(pod("a"), b"1")
+    store.update(pod("a"), b"2", a.mod_revision)
+    assert compactor.tick() == seen
+    assert store.compact_revision() == seen
+    # History written since the previous round is still there.
+    assert store.range(PODS, revision=a.mod_revision).kvs == [a]
+    assert compactor.tick() == store.current_revision()
+    assert compactor.tick() is None  # nothing written since: nothing to do

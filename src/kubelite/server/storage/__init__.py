@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from .base import KV, Event, EventType, RangeResult, Store
+from .compactor import Compactor
 from .errors import (
     Compacted,
     Conflict,
@@ -30,6 +31,7 @@ __all__ = [
     "RangeResult",
     "Store",
     "Watcher",
+    "Compactor",
     "StorageError",
     "KeyExists",
     "NotFound",

@@ -12,13 +12,29 @@ def check_key(key: object) -> str:
         raise StorageError(f"storage key must be a non-empty string, got {key!r}")
     if "\x00" in key:
         raise StorageError(f"storage key must not contain NUL: {key!r}")
-    return key
+    return _encodable("key", key)
 
 
 def check_prefix(prefix: object) -> str:
     if not isinstance(prefix, str):
         raise StorageError(f"storage prefix must be a string, got {prefix!r}")
-    return prefix
+    return _encodable("prefix", prefix)
+
+
+def check_start_after(start_after: object) -> str | None:
+    if start_after is None:
+        return None
+    if not isinstance(start_after, str):
+        raise StorageError(f"start_after must be a string or None, got {start_after!r}")
+    return _encodable("start_after", start_after)
+
+
+def _encodable(what: str, text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise StorageError(f"storage {what} is not valid Unicode: {text!r}") from None
+    return text
 
 
 def check_value(value: object) -> bytes:

@@ -36,6 +36,7 @@ from .keys import (
     check_limit,
     check_prefix,
     check_revision,
+    check_start_after,
     check_value,
     prefix_end,
     range_start,
@@ -183,6 +184,7 @@ class SQLiteStore(Store):
 
     def range(self, prefix, *, start_after=None, limit=0, revision=0) -> RangeResult:
         check_prefix(prefix)
+        check_start_after(start_after)
         check_limit(limit)
         check_revision("revision", revision)
         with self._transaction() as conn:
