@@ -38,17 +38,17 @@ def _struct_definitions(types: dict) -> dict:
 
 
 def _go_field(f: dict) -> dict:
-    node: dict = {}
-    t = f.get("type")
-    if t == "array":
+    if "$ref" in f:
+        node: dict = {"$ref": "#/definitions/" + f["$ref"]}
+    elif f.get("type") == "array":
         items = f.get("items") or {}
         node = {"type": "array", "items": {"$ref": "#/definitions/" + items["$ref"]} if "$ref" in items else items}
-    elif "$ref" in f:
-        node = {"$ref": "#/definitions/" + f["$ref"]}
-    elif t == "map":
-        node = {"type": "object", "additionalProperties": f.get("values") or {"type": "string"}}
-    elif t:
-        node = {"type": t}
+    elif "additionalProperties" in f:
+        node = {"type": "object", "additionalProperties": f["additionalProperties"]}
+    elif f.get("type"):
+        node = {"type": f["type"]}
+    else:
+        node = {}  # an untyped value (json.RawMessage-like): anything goes
     if f.get("patchStrategy"):
         node["x-kubernetes-patch-strategy"] = f["patchStrategy"]
     if f.get("patchMergeKey"):
@@ -60,6 +60,7 @@ def _schemas(root: str, swagger: str) -> dict:
     out = {
         "openapi-v2": from_openapi((SMP / "testdata" / f"swagger-{swagger}.json").read_text(), root),
         "openapi-v3": from_openapi((SMP / "testdata" / f"swagger-{swagger}-v3.json").read_text(), root),
+        "go-struct-tags": _go_struct_schema(root),
     }
     return out
 

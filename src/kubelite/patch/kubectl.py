@@ -1,0 +1,168 @@
+"""What `kubectl patch --local -f FILE -p PATCH --type strategic|merge|json` does to an object.
+
+`patch_local(obj, patch_text, patch_type)` returns the patched object or raises PatchError
+whose str() is exactly what kubectl prints after "error: ". The steps are kubectl's:
+
+1. the patch text is read as YAML (JSON is YAML) and converted to JSON; numbers go through
+   Go's float64/int64 round trip, so 2.0 becomes 2;
+2. the object is encoded as JSON the same way;
+3. strategic: the kind's schema (kubelite.schema.for_kind) supplies patch strategies and merge
+   keys, and kinds kubectl does not know fail ("strategic merge patch is not supported ...");
+   merge: evanphx/json-patch v4 MergePatch; json: evanphx/json-patch v4 JSON Patch;
+4. the result must still have a kind ("Object 'Kind' is missing in '...'").
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kubelite.patch import PatchError
+from kubelite.patch._smp_go import marshal
+
+PATCH_TYPES = ("json", "merge", "strategic")
+
+
+def patch_local(obj: dict, patch_text: str | bytes, patch_type: str = "strategic") -> dict:
+    """The object `kubectl patch --local` prints for `obj` patched with `patch_text`."""
+    kind = (patch_type or "strategic").lower()
+    if kind not in PATCH_TYPES:
+        raise PatchError(f"--type must be one of [{' '.join(PATCH_TYPES)}], not {json.dumps(patch_type)}")
+    patch = _patch_value(patch_text)
+    document = _go_round_trip(obj)
+    if not isinstance(document, dict) or not _kind_of(document):
+        raise PatchError(f"Object 'Kind' is missing in '{marshal(document)}'")
+    try:
+        if kind == "strategic":
+            result = _strategic(document, patch)
+        elif kind == "merge":
+            from kubelite.patch import merge_patch
+
+            result = merge_patch.apply(document, patch, kubectl_compat=True)
+        else:
+            result = _json_patch(document, patch)
+    except PatchError as err:
+        raise PatchError(_kubectl_text(err)) from None
+    except RecursionError:
+        raise PatchError("document is nested too deeply to patch") from None
+    if not isinstance(result, dict) or not _kind_of(result):
+        raise PatchError(f"Object 'Kind' is missing in '{marshal(result)}'")
+    return result
+
+
+def _strategic(document: dict, patch: Any) -> dict:
+    from kubelite.patch import strategic
+    from kubelite.schema import for_kind
+
+    api_version = document.get("apiVersion")
+    schema = for_kind(api_version, document["kind"]) if isinstance(api_version, str) else None
+    if schema is None:
+        group, version = _group_version(api_version)
+        raise PatchError(f"strategic merge patch is not supported for {group}/{version}, "
+                         f"Kind={document['kind']} locally, try --type merge")
+    if not isinstance(patch, dict) and patch is not None:
+        raise PatchError("invalid JSON document")
+    return strategic.apply(document, patch, schema)
+
+
+def _json_patch(document: dict, patch: Any) -> Any:
+    from kubelite.patch import json_patch
+
+    return json_patch.apply(document, patch, kubectl_compat=True)
+
+
+def _kubectl_text(err: PatchError) -> str:
+    text = getattr(err, "kubectl_message", None)
+    if callable(text):
+        return text()
+    return getattr(err, "message", None) or str(err)
+
+
+def _kind_of(document: dict) -> str:
+    kind = document.get("kind")
+    return kind if isinstance(kind, str) else ""
+
+
+def _group_version(api_version: Any) -> tuple[str, str]:
+    """schema.ParseGroupVersion, with kubectl's empty result for an unparsable value."""
+    if not isinstance(api_version, str) or not api_version:
+        return "", ""
+    if api_version == "v1":
+        return "", "v1"
+    parts = api_version.split("/")
+    if len(parts) == 1:
+        return "", api_version
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    return "", ""
+
+
+# -- text and numbers ------------------------------------------------------------------------
+
+
+def _patch_value(text: str | bytes) -> Any:
+    """sigs.k8s.io/yaml.YAMLToJSON followed by a JSON decode."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    try:
+        return _go_round_trip(json.loads(text, parse_constant=_reject))
+    except ValueError:
+        pass
+    except RecursionError:
+        raise PatchError("patch is nested too deeply") from None
+    import yaml
+
+    try:
+        value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as err:
+        raise PatchError(f"unable to parse {json.dumps(text)}: error converting YAML to JSON: yaml: "
+                         f"{_yaml_problem(err)}") from None
+    except RecursionError:
+        raise PatchError("patch is nested too deeply") from None
+    return _go_round_trip(_jsonable(value))
+
+
+def _reject(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _yaml_problem(err: Exception) -> str:
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    if mark is not None:
+        return f"line {mark.line + 1}: {problem}"
+    return problem
+
+
+def _jsonable(value: Any) -> Any:
+    """YAML values as JSON ones: keys become strings, dates and other scalars become text."""
+    if isinstance(value, dict):
+        return {_key_text(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return str(key)
+
+
+def _go_round_trip(value: Any) -> Any:
+    """A value as it comes back from Go's json.Marshal + apimachinery's json decode:
+    integral floats that fit int64 turn into integers."""
+    if isinstance(value, dict):
+        return {k: _go_round_trip(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_go_round_trip(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        as_int = int(value)
+        if -(2**63) <= as_int < 2**63:
+            return as_int
+    return value
