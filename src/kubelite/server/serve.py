@@ -5,7 +5,10 @@ streams end at once and the shutdown is prompt and clean.
 """
 from __future__ import annotations
 
+import contextlib
+import signal
 import socket
+import threading
 from typing import Callable
 
 
@@ -41,6 +44,20 @@ def serve(app, sock: socket.socket, certfile: str, keyfile: str,
     )
 
     class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self):
+            # uvicorn re-raises the signal after shutting down (exit status -15); a foreground
+            # server that stopped cleanly on request exits 0 instead.
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
         def handle_exit(self, sig, frame):
             app.shutdown()
             super().handle_exit(sig, frame)

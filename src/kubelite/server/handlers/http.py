@@ -53,10 +53,18 @@ class StreamingResponse:
     headers: list[tuple[str, str]] = field(default_factory=list)
 
 
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
 def encode_json(value, pretty: bool = False) -> bytes:
+    """JSON as Go's encoder writes it: HTML-sensitive characters escaped, one trailing newline."""
     if pretty:
-        return json.dumps(value, indent=2, ensure_ascii=False).encode() + b"\n"
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    else:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if any(ch in text for ch in _GO_ESCAPES):
+        text = "".join(_GO_ESCAPES.get(ch, ch) for ch in text)
+    return text.encode() + b"\n"
 
 
 def json_response(value, status: int = 200, request: Request | None = None,

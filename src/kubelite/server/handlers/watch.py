@@ -59,14 +59,14 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
     def encode(kind: str, obj: dict) -> bytes:
         if as_table and kind != "ERROR" and kind != "BOOKMARK":
             obj = table.to_table(r, obj, request)
-        return encode_json({"type": kind, "object": obj}) + b"\n"
+        return encode_json({"type": kind, "object": obj})
 
     def bookmark(revision: int, initial_end: bool = False) -> bytes:
         meta: dict = {"resourceVersion": str(revision)}
         if initial_end:
             meta["annotations"] = {"k8s.io/initial-events-end": "true"}
         return encode_json({"type": "BOOKMARK", "object": {"kind": r.kind, "apiVersion": r.api_version,
-                                                           "metadata": meta}}) + b"\n"
+                                                           "metadata": meta}})
 
     async def events():
         loop = asyncio.get_running_loop()
@@ -132,7 +132,7 @@ def _reordered(item: dict) -> dict:
 
 
 async def _single(event: dict):
-    yield encode_json(event) + b"\n"
+    yield encode_json(event)
 
 
 __all__ = ["serve"]

@@ -1,0 +1,72 @@
+"""Starting `kubelite serve` as a subprocess on a free 127.0.0.1 port, and always stopping it."""
+from __future__ import annotations
+
+import os
+import pathlib
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    def __init__(self, data_dir: pathlib.Path, kubeconfig: pathlib.Path):
+        self.data_dir = data_dir
+        self.kubeconfig = kubeconfig
+        self.port = free_port()
+        self.url = f"https://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 30.0) -> "Served":
+        env = dict(os.environ)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kubelite", "serve", "--data-dir", str(self.data_dir), "--port",
+             str(self.port), "--write-kubeconfig", str(self.kubeconfig)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        deadline = time.monotonic() + timeout
+        context = ssl.create_default_context(cafile=None)
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("kubelite serve exited: " + self.proc.stderr.read().decode())
+            if self.kubeconfig.exists():
+                try:
+                    context = ssl.create_default_context(cafile=str(self.data_dir / "pki" / "ca.crt"))
+                    with urllib.request.urlopen(self.url + "/readyz", context=context, timeout=2) as r:
+                        if r.status == 200:
+                            return self
+                except OSError:
+                    pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("kubelite serve did not become ready")
+
+    @property
+    def token(self) -> str:
+        return (self.data_dir / "token").read_text().strip()
+
+    @property
+    def ca(self) -> str:
+        return str(self.data_dir / "pki" / "ca.crt")
+
+    def stop(self) -> int | None:
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return None
+        finally:
+            for stream in (self.proc.stdout, self.proc.stderr):
+                stream.close()
