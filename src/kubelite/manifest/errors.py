@@ -1,0 +1,30 @@
+"""The one error type of the manifest layer."""
+from __future__ import annotations
+
+
+class ManifestError(Exception):
+    """A manifest could not be read or written.
+
+    The message is one line, worded as kubectl words it (without kubectl's
+    leading ``error: ``, which the command line adds), and names the source
+    and, where known, the line.
+    """
+
+
+class NoObjectsError(ManifestError):
+    """Every source was read, but none held an object."""
+
+
+def aggregate(messages: list[str]) -> str:
+    """Join messages the way apimachinery's error aggregate prints them.
+
+    One message prints bare; several print as ``[a, b]`` with duplicates
+    removed (kubectl shows each distinct problem once).
+    """
+    seen: list[str] = []
+    for m in messages:
+        if m not in seen:
+            seen.append(m)
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"
