@@ -272,3 +272,98 @@ def test_move_there_and_back_restores(doc, data):
     moved = json_patch.apply(doc, there)
     assert source not in moved and moved[target] == doc[source]
     assert json_patch.apply(moved, back) == doc
+
+
+# ---- differential: kubectl_compat against the real kubectl ----------------------------------
+
+_KEYS = ["a", "b", "c", "x/y", "m~n", ""]
+
+
+def _random_value(rng, depth: int = 0) -> object:
+    roll = rng.random()
+    if depth >= 3 or roll < 0.45:
+        return rng.choice([None, True, False, 0, 7, -3, "s", "", "null", "{}"])
+    if roll < 0.7:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    return {rng.choice(_KEYS): _random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))}
+
+
+def _pointers(value: object, prefix: str = "/spec") -> list[str]:
+    """The pointers of every member and element below /spec (itself included)."""
+    found, pending = [], [(prefix, value)]
+    while pending:
+        pointer, node = pending.pop()
+        found.append(pointer)
+        children = node.items() if isinstance(node, dict) else enumerate(node) \
+            if isinstance(node, list) else ()
+        for key, child in children:
+            pending.append((f"{pointer}/{_escape(str(key))}", child))
+    return found
+
+
+def _random_pointer(rng, spec: object) -> str:
+    pointer = rng.choice(_pointers(spec))
+    roll = rng.random()
+    if roll < 0.15:  # a member or index that may not exist, or a quirky index
+        pointer += "/" + rng.choice(["zz", "-", "0", "00", "01", "-1", "-9", "5", "+1", "1e0"])
+    elif roll < 0.2:
+        pointer += "/" + _escape(rng.choice(_KEYS)) + "/q"
+    return pointer
+
+
+def _random_operation(rng, spec: object) -> dict:
+    op = rng.choice(["add", "add", "remove", "replace", "move", "copy", "test"])
+    operation = {"op": op, "path": _random_pointer(rng, spec)}
+    if op in ("move", "copy"):
+        operation["from"] = _random_pointer(rng, spec)
+    if op in ("add", "replace", "test") and rng.random() > 0.05:
+        operation["value"] = _random_value(rng)
+    if op == "test" and rng.random() < 0.5:  # make some tests pass
+        try:
+            operation["value"] = json_patch.apply({"spec": spec}, [
+                {"op": "copy", "from": operation["path"], "path": "/probe"}])["probe"]
+        except PatchError:
+            pass
+    return operation
+
+
+def _differential_pairs(seed: int, count: int) -> list[tuple[dict, str]]:
+    import random
+
+    rng = random.Random(seed)
+    pairs = []
+    for index in range(count):
+        spec = {rng.choice(_KEYS): _random_value(rng) for _ in range(rng.randint(1, 4))}
+        obj = {"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": f"w{index}"}, "spec": spec}
+        operations = [_random_operation(rng, spec) for _ in range(rng.randint(1, 3))]
+        pairs.append((obj, json.dumps(operations)))
+    return pairs
+
+
+@pytest.mark.kubectl
+@pytest.mark.parametrize("seed", [20240601])
+def test_differential_against_kubectl(seed):
+    from tests.patch.kubectl_oracle import KUBECTL, run_patches
+
+    if not KUBECTL.exists():
+        pytest.skip("/usr/bin/kubectl is not installed")
+    pairs = _differential_pairs(seed, 40)
+    outcomes = run_patches(pairs, "json")
+    failures, errors = [], 0
+    for (obj, patch_text), outcome in zip(pairs, outcomes):
+        try:
+            mine = json_patch.apply(obj, patch_text, kubectl_compat=True)
+        except PatchError as error:
+            errors += 1
+            expected_ok = (outcome.exit_code == 2 and error.panic
+                           and outcome.stderr.startswith(str(error))) or (
+                outcome.exit_code == 1 and outcome.stderr == f"error: {error.kubectl_message()}\n")
+            if not expected_ok:
+                failures.append((obj["spec"], patch_text, outcome, str(error)))
+            continue
+        if outcome.exit_code != 0 or outcome.object != mine:
+            failures.append((obj["spec"], patch_text, outcome, mine))
+    assert not failures, failures[:3]
+    assert 0 < errors < len(pairs), "the generator should produce both successes and failures"
+
