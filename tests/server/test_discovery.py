@@ -224,7 +224,7 @@ def test_encode_escapes_like_go():
 class _DiscoveryServer:
     """Just enough HTTP to let kubectl discover the registry's resources."""
 
-    def __init__(self, registry: Registry, openapi=None):
+    def __init__(self, registry: Registry, openapi=None, *, aggregated: bool = True):
         docs = Discovery(registry)
         self.requests: list[str] = []
         requests = self.requests
@@ -236,7 +236,7 @@ class _DiscoveryServer:
             def do_GET(self):
                 requests.append(self.path)
                 path = self.path.split("?", 1)[0].rstrip("/")
-                agg = aggregated_version(self.headers.get("Accept"))
+                agg = aggregated_version(self.headers.get("Accept")) if aggregated else None
                 ctype = "application/json"
                 body = None
                 if path in ("/api", "/apis") and agg:
@@ -311,6 +311,16 @@ def test_kubectl_api_resources_matches_recording(tmp_path):
     with _DiscoveryServer(Registry()) as server:
         out = _kubectl(server.url, tmp_path, "api-resources", "-o", "wide")
     assert out == (REF / "api-resources.txt").read_text()
+
+
+@pytest.mark.kubectl
+@needs_kubectl
+def test_kubectl_api_resources_from_legacy_lists_matches_recording(tmp_path):
+    """A client without aggregated discovery reads /api/v1 and every /apis/<g>/<v>."""
+    with _DiscoveryServer(Registry(), aggregated=False) as server:
+        out = _kubectl(server.url, tmp_path, "api-resources", "-o", "wide")
+    assert out == (REF / "api-resources.txt").read_text()
+    assert "/apis/apps/v1" in [r.split("?")[0] for r in server.requests]
 
 
 @pytest.mark.kubectl

@@ -280,12 +280,25 @@ def _broken(path: list, value) -> dict:
     (["spec", "versions", 0, "subresources", "scale"], {"statusReplicasPath": ".status.replicas"},
      "spec.versions[0].subresources.scale"),
     (["spec"], "nope", "spec"),
+    (["spec", "versions", 0, "additionalPrinterColumns"], {"name": "x"}, "spec.versions[0].additionalPrinterColumns"),
+    (["spec", "versions", 0, "schema", "openAPIV3Schema"], "x", "spec.versions[0].schema.openAPIV3Schema"),
+    (["spec", "versions", 0], "v1", "spec.versions[0]"),
 ])
 def test_invalid_crd_names_the_field(registry, path, value, field):
     with pytest.raises(InvalidCustomResourceDefinition) as err:
         registry.register_crd(_broken(path, value))
     assert str(err.value).startswith(field)
     assert registry.generation == 0
+
+
+def test_registered_crd_is_a_copy(registry):
+    crd = crd_rich()
+    registry.register_crd(crd)
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["required"] = ["other"]
+    crd["spec"]["versions"][0]["additionalPrinterColumns"][0]["name"] = "Other"
+    info = registry.lookup("rc.example.com", "v1", "widgets")
+    assert info.schema["required"] == ["spec"]
+    assert info.printer_columns[0]["name"] == "Size"
 
 
 def test_crd_may_not_shadow_builtin(registry):

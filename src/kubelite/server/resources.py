@@ -12,6 +12,7 @@ client side can reuse it on any discovery data.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -176,35 +177,38 @@ class Registry:
         self._reindex()
 
     # -- queries --------------------------------------------------------------------------------
+    # Each query reads `self._index` once: a CRD change swaps in a whole new index, so a
+    # concurrent reader sees either the old resources or the new ones, never a mixture.
     def groups(self) -> tuple[GroupInfo, ...]:
         """Groups in discovery order: the core group "" first, built-ins, then CRD groups."""
-        return self._groups
+        return self._index.groups
 
     def group(self, name: str) -> GroupInfo | None:
-        return self._group_by_name.get(name)
+        return self._index.group_by_name.get(name)
 
     def preferred_version(self, group: str) -> str | None:
-        g = self._group_by_name.get(group)
+        g = self._index.group_by_name.get(group)
         return g.preferred_version if g else None
 
     def all(self) -> list[ResourceInfo]:
         """Every resource in every served version, in discovery order."""
-        return list(self._ordered)
+        return list(self._index.ordered)
 
     def preferred(self) -> list[ResourceInfo]:
         """Resources at their group's preferred version (what `kubectl api-resources` lists)."""
-        return [r for r in self._ordered if r.version == self._group_by_name[r.group].preferred_version]
+        idx = self._index
+        return [r for r in idx.ordered if r.version == idx.group_by_name[r.group].preferred_version]
 
     def resources_in(self, group: str, version: str) -> list[ResourceInfo]:
-        return list(self._by_gv.get((group, version), ()))
+        return list(self._index.by_gv.get((group, version), ()))
 
     def lookup(self, group: str, version: str, resource: str) -> ResourceInfo | None:
         """The resource `resource` (plural) served at group/version, or None."""
-        return self._by_gvr.get((group, version, resource))
+        return self._index.by_gvr.get((group, version, resource))
 
     def by_kind(self, group: str, version: str, kind: str) -> ResourceInfo | None:
         """The resource whose objects have this kind at group/version, or None."""
-        return self._by_gvk.get((group, version, kind))
+        return self._index.by_gvk.get((group, version, kind))
 
     def by_category(self, category: str) -> list[ResourceInfo]:
         """Resources (preferred versions) in a category such as `all`, as `kubectl get all` expands it."""
@@ -220,35 +224,18 @@ class Registry:
         """
         if not isinstance(name, str) or not name.strip():
             raise ResourceNotFound(str(name))
+        idx = self._index
         typed = name.strip()
-        lowered = typed.lower()
-        parts = lowered.split(".")
+        parts = typed.lower().split(".")
         if len(parts) >= 3:
-            found = self._resolve_in(parts[0], ".".join(parts[2:]), parts[1])
+            found = _resolve_in(idx, parts[0], ".".join(parts[2:]), parts[1])
             if found:
                 return found
         group = ".".join(parts[1:]) if len(parts) > 1 else None
-        found = self._resolve_in(parts[0], group, None)
+        found = _resolve_in(idx, parts[0], group, None)
         if found:
             return found
         raise ResourceNotFound(typed)
-
-    def _resolve_in(self, word: str, group: str | None, version: str | None) -> ResourceInfo | None:
-        candidates = [r for r in self._ordered
-                      if (group is None or r.group == group) and (version is None or r.version == version)]
-        for match in (_is_short_name, _is_plural_or_singular, _is_kind):
-            hits = [r for r in candidates if match(r, word)]
-            if hits:
-                return hits[0] if version else self._preferred_of(hits)
-        return None
-
-    def _preferred_of(self, hits: list[ResourceInfo]) -> ResourceInfo:
-        first = hits[0]
-        preferred = self._group_by_name[first.group].preferred_version
-        for r in hits:
-            if r.group == first.group and r.resource == first.resource and r.version == preferred:
-                return r
-        return first
 
     # -- CustomResourceDefinitions -------------------------------------------------------------
     def register_crd(self, crd: Mapping[str, Any]) -> list[ResourceInfo]:
@@ -256,7 +243,7 @@ class Registry:
         of the same name); returns one ResourceInfo per served version."""
         name, infos = _crd_resources(crd)
         for info in infos:
-            clash = self._builtin_gvr.get((info.group, info.version, info.resource))
+            clash = self._index.builtin_gvr.get((info.group, info.version, info.resource))
             if clash is not None:
                 raise InvalidCustomResourceDefinition(
                     f"spec.names.plural: {info.resource}.{info.group} is a built-in resource")
@@ -276,30 +263,56 @@ class Registry:
 
     # -- indexes --------------------------------------------------------------------------------
     def _changed(self) -> None:
-        self.generation += 1
         self._reindex()
+        self.generation += 1
 
     def _reindex(self) -> None:
         crd_infos = [i for infos in self._crds.values() for i in infos]
-        groups = list(self._builtin_groups)
+        self._index = _Index(self._builtin_groups, self._builtin_infos, crd_infos)
+
+
+class _Index:
+    """Lookup tables over one snapshot of the served resources."""
+
+    def __init__(self, builtin_groups, builtin_infos, crd_infos):
+        groups = list(builtin_groups)
         known = {g.name for g in groups}
         for gname in sorted({i.group for i in crd_infos} - known):
             versions = sorted({i.version for i in crd_infos if i.group == gname}, key=version_priority)
             groups.append(GroupInfo(gname, tuple(versions), versions[0]))
-        self._groups = tuple(groups)
-        self._group_by_name = {g.name: g for g in groups}
-        self._builtin_gvr = {(i.group, i.version, i.resource): i for i in self._builtin_infos}
+        self.groups = tuple(groups)
+        self.group_by_name = {g.name: g for g in groups}
+        self.builtin_gvr = {(i.group, i.version, i.resource): i for i in builtin_infos}
         by_gv: dict[tuple[str, str], list[ResourceInfo]] = {}
-        for info in list(self._builtin_infos) + crd_infos:
+        for info in list(builtin_infos) + list(crd_infos):
             by_gv.setdefault((info.group, info.version), []).append(info)
-        for key in by_gv:
-            by_gv[key].sort(key=lambda i: i.resource)
-        self._by_gv = by_gv
-        self._ordered = tuple(i for g in groups for v in g.versions for i in by_gv.get((g.name, v), ()))
-        self._by_gvr = {(i.group, i.version, i.resource): i for i in self._ordered}
-        self._by_gvk = {}
-        for i in self._ordered:
-            self._by_gvk.setdefault((i.group, i.version, i.kind), i)
+        for members in by_gv.values():
+            members.sort(key=lambda i: i.resource)
+        self.by_gv = {k: tuple(v) for k, v in by_gv.items()}
+        self.ordered = tuple(i for g in groups for v in g.versions for i in self.by_gv.get((g.name, v), ()))
+        self.by_gvr = {(i.group, i.version, i.resource): i for i in self.ordered}
+        self.by_gvk: dict[tuple[str, str, str], ResourceInfo] = {}
+        for i in self.ordered:
+            self.by_gvk.setdefault((i.group, i.version, i.kind), i)
+
+
+def _resolve_in(idx: _Index, word: str, group: str | None, version: str | None) -> ResourceInfo | None:
+    candidates = [r for r in idx.ordered
+                  if (group is None or r.group == group) and (version is None or r.version == version)]
+    for match in (_is_short_name, _is_plural_or_singular, _is_kind):
+        hits = [r for r in candidates if match(r, word)]
+        if hits:
+            return hits[0] if version else _preferred_of(idx, hits)
+    return None
+
+
+def _preferred_of(idx: _Index, hits: list[ResourceInfo]) -> ResourceInfo:
+    first = hits[0]
+    preferred = idx.group_by_name[first.group].preferred_version
+    for r in hits:
+        if r.group == first.group and r.resource == first.resource and r.version == preferred:
+            return r
+    return first
 
 
 def _is_short_name(r: ResourceInfo, word: str) -> bool:
@@ -340,15 +353,16 @@ def _crd_resources(crd: Mapping[str, Any]) -> tuple[str, list[ResourceInfo]]:
     versions = spec.get("versions")
     if not isinstance(versions, list) or not versions:
         raise InvalidCustomResourceDefinition("spec.versions: Required value: must have exactly one version marked as storage version")
-    storage = [v for v in versions if isinstance(v, Mapping) and v.get("storage")]
+    for index, version in enumerate(versions):
+        if not isinstance(version, Mapping):
+            raise InvalidCustomResourceDefinition(f"spec.versions[{index}]: must be an object")
+    storage = [v for v in versions if v.get("storage")]
     if len(storage) != 1:
         raise InvalidCustomResourceDefinition("spec.versions: Invalid value: must have exactly one version marked as storage version")
     storage_hash = _storage_version_hash(group, storage[0].get("name", ""), kind)
     infos = []
     for index, version in enumerate(versions):
         where = f"spec.versions[{index}]"
-        if not isinstance(version, Mapping):
-            raise InvalidCustomResourceDefinition(f"{where}: must be an object")
         vname = _string(version, "name", f"{where}.name")
         if not version.get("served"):
             continue
@@ -357,8 +371,8 @@ def _crd_resources(crd: Mapping[str, Any]) -> tuple[str, list[ResourceInfo]]:
             namespaced=scope == "Namespaced", verbs=CRD_VERBS, short_names=short_names,
             categories=categories, subresources=_crd_subresources(version, kind, where),
             storage_version_hash=storage_hash, crd=name, list_kind=list_kind,
-            printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
-            schema=(version.get("schema") or {}).get("openAPIV3Schema"),
+            printer_columns=_printer_columns(version, where),
+            schema=_version_schema(version, where),
         ))
     return name, infos
 
@@ -378,6 +392,21 @@ def _crd_subresources(version: Mapping[str, Any], kind: str, where: str) -> tupl
     if subs.get("status") is not None:
         out.append(SubresourceInfo("status", kind, _STATUS_VERBS))
     return tuple(out)
+
+
+def _printer_columns(version: Mapping[str, Any], where: str) -> tuple[Mapping[str, Any], ...]:
+    columns = version.get("additionalPrinterColumns") or []
+    if not isinstance(columns, list) or not all(isinstance(c, Mapping) for c in columns):
+        raise InvalidCustomResourceDefinition(f"{where}.additionalPrinterColumns: must be a list of objects")
+    return tuple(copy.deepcopy(columns))
+
+
+def _version_schema(version: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
+    holder = version.get("schema") or {}
+    schema = holder.get("openAPIV3Schema") if isinstance(holder, Mapping) else None
+    if schema is not None and not isinstance(schema, Mapping):
+        raise InvalidCustomResourceDefinition(f"{where}.schema.openAPIV3Schema: must be an object")
+    return copy.deepcopy(schema)
 
 
 def _storage_version_hash(group: str, version: str, kind: str) -> str:
