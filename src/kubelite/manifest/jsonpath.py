@@ -979,6 +979,8 @@ def find_results(template: str | Template, obj: Any, allow_missing_keys: bool = 
 
 def render(template: str | Template, obj: Any, allow_missing_keys: bool = True) -> str:
     """Print ``obj`` through ``template`` exactly as ``kubectl -o jsonpath=`` does."""
+    if template == "":
+        raise JSONPathError("template format specified but no template given")
     parsed = template if isinstance(template, Template) else parse(template)
     try:
         return format_results(_execute(parsed, obj, allow_missing_keys))
