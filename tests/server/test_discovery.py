@@ -228,6 +228,10 @@ class _DiscoveryServer:
         docs = Discovery(registry)
         self.requests: list[str] = []
         requests = self.requests
+        # Objects GET can return and PATCH records against: path -> object.
+        self.objects: dict[str, dict] = {}
+        self.patches: list[tuple[str, str, bytes]] = []
+        objects, patches = self.objects, self.patches
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # keep test output quiet
@@ -250,6 +254,8 @@ class _DiscoveryServer:
                     body = docs.version()
                 elif path == "/api/v1":
                     body = docs.resources("", "v1")
+                elif path in objects:
+                    body = json.dumps(objects[path]).encode()
                 elif openapi is not None and path == "/openapi/v3":
                     body = openapi.v3_index_bytes()
                 elif openapi is not None and path.startswith("/openapi/v3/"):
@@ -268,6 +274,17 @@ class _DiscoveryServer:
                 else:
                     self.send_response(200)
                 self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_PATCH(self):
+                path = self.path.split("?", 1)[0]
+                length = int(self.headers.get("Content-Length") or 0)
+                patches.append((path, self.headers.get("Content-Type"), self.rfile.read(length)))
+                body = json.dumps(objects.get(path, {})).encode()
+                self.send_response(200 if path in objects else 404)
+                self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

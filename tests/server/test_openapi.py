@@ -169,6 +169,7 @@ def test_paths_of_a_namespaced_resource(v3_docs):
     assert "post" in core["/api/v1/namespaces/{namespace}/pods/{name}/eviction"]
     assert "/api/v1/namespaces/{namespace}/pods/{name}/log" not in core
     assert set(core["/api/v1/namespaces/{name}"]) == {"get", "put", "patch", "delete", "parameters"}
+    assert "application/strategic-merge-patch+json" in item["patch"]["requestBody"]["content"]
 
 
 # -- patch metadata: the same as the built-in schema --------------------------------------------
@@ -248,6 +249,10 @@ def test_crd_schema_published():
     assert "com.example.rc.v1.WidgetList" in v3["components"]["schemas"]
     ports = from_openapi(v3, name).at(["spec", "ports"])
     assert (ports.list_type, ports.map_keys) == ("map", ("name",))
+    patch = v3["paths"]["/apis/rc.example.com/v1/namespaces/{namespace}/widgets/{name}"]["patch"]
+    # kubectl only builds a strategic merge patch when the PATCH operation accepts one.
+    assert set(patch["requestBody"]["content"]) == {
+        "application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"}
     v2 = json.loads(api.v2())
     assert "x-kubernetes-validations" not in v2["definitions"][name]["properties"]["spec"]
     assert v2["definitions"][name]["properties"]["metadata"] == {"$ref": V2_PREFIX + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
@@ -311,3 +316,63 @@ def test_kubectl_trusts_server_side_field_validation(served, tmp_path):
     posts = [r for r in server.requests if r.startswith("POST ")]
     assert posts and "fieldValidation=Strict" in posts[0], server.requests
     assert not [r for r in server.requests if r.startswith("/openapi/v2")]
+
+
+def _deployment(image: str, extra_container: bool = False) -> dict:
+    containers = [{"name": "web", "image": image}]
+    if extra_container:
+        containers.append({"name": "sidecar", "image": "busybox"})
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {
+                "metadata": {"labels": {"a": "b"}}, "spec": {"containers": containers}}}}
+
+
+@pytest.mark.kubectl
+@needs_kubectl
+def test_kubectl_apply_builds_strategic_merge_patch_from_v3(served, tmp_path):
+    """kubectl apply computes its three-way strategic merge patch from the v3 document: with
+    the merge key of containers known, a changed image is patched by name (not a list swap)."""
+    server, home = served
+    path = "/apis/apps/v1/namespaces/default/deployments/x"
+    live = _deployment("nginx:1", extra_container=True)
+    live["metadata"]["annotations"] = {
+        "kubectl.kubernetes.io/last-applied-configuration": json.dumps(_deployment("nginx:1"))}
+    server.objects[path] = live
+    manifest = tmp_path / "d.json"
+    manifest.write_text(json.dumps(_deployment("nginx:2")))
+    del server.patches[:]
+    try:
+        proc = _kubectl(server.url, home, "apply", "-f", str(manifest))
+    finally:
+        del server.objects[path]
+    assert proc.returncode == 0, proc.stderr
+    (target, content_type, body), = server.patches
+    assert target == path
+    assert content_type == "application/strategic-merge-patch+json"
+    spec = json.loads(body)["spec"]["template"]["spec"]
+    assert spec["$setElementOrder/containers"] == [{"name": "web"}]
+    assert spec["containers"] == [{"image": "nginx:2", "name": "web"}]
+
+
+@pytest.mark.kubectl
+@needs_kubectl
+def test_kubectl_apply_custom_resource_uses_merge_patch(served, tmp_path):
+    server, home = served
+    path = "/apis/rc.example.com/v1/namespaces/default/widgets/w"
+    old = {"apiVersion": "rc.example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "default"},
+           "spec": {"size": "small", "tags": ["a"]}}
+    live = json.loads(json.dumps(old))
+    live["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": json.dumps(old)}
+    server.objects[path] = live
+    new = dict(old, spec={"size": "large", "tags": ["a"]})
+    manifest = tmp_path / "w.json"
+    manifest.write_text(json.dumps(new))
+    del server.patches[:]
+    try:
+        proc = _kubectl(server.url, home, "apply", "-f", str(manifest))
+    finally:
+        del server.objects[path]
+    assert proc.returncode == 0, proc.stderr
+    (_, content_type, body), = server.patches
+    assert content_type == "application/merge-patch+json"
+    assert json.loads(body)["spec"] == {"size": "large"}

@@ -257,6 +257,9 @@ _DELETE_PARAMS = [
 ]
 _PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json",
                 "application/strategic-merge-patch+json", "application/apply-patch+yaml"]
+# Custom resources take no strategic merge patch; kubectl reads its absence here and falls
+# back to a JSON merge patch.
+_CRD_PATCH_TYPES = [t for t in _PATCH_TYPES if "strategic" not in t]
 _WRITE_PARAMS = [_DRY_RUN, _FIELD_MANAGER, _FIELD_VALIDATION]
 
 
@@ -402,7 +405,7 @@ class _PathBuilder:
                                             f"delete a {what}")
         if "patch" in verbs:
             ops["patch"] = self._operation("patch", "patch", label, info, gvk, _WRITE_PARAMS + [_FORCE], PATCH,
-                                           _PATCH_TYPES, {"200": "OK", "201": "Created"}, schema,
+                                           _CRD_PATCH_TYPES if info.crd else _PATCH_TYPES, {"200": "OK", "201": "Created"}, schema,
                                            f"partially update the specified {what}")
         return ops
 
