@@ -9,14 +9,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import pytest
-
 KUBECTL = pathlib.Path("/usr/bin/kubectl")
-
-requires_kubectl = [
-    pytest.mark.kubectl,
-    pytest.mark.skipif(not KUBECTL.exists(), reason="/usr/bin/kubectl is not installed"),
-]
 
 
 @dataclass

@@ -111,9 +111,11 @@ def test_rfc_functions_handle_depth_10000():
 def test_kubectl_functions_on_depth_10000_raise_patch_error(call):
     deep = _nested(10_000)
     try:
-        call(deep)
+        result = call(deep)
     except PatchError as error:
         assert "deeply nested" in str(error) and error.path is not None
+    else:
+        assert isinstance(result, dict)
 
 
 @pytest.mark.parametrize("bad", ["original", "modified", "current"])

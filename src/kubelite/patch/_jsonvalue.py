@@ -14,26 +14,26 @@ def deep_copy(value: object) -> object:
     """A copy of a JSON value sharing no dict or list with the original."""
     if not isinstance(value, (dict, list)):
         return value
-    root = _empty_like(value)
+    root = {} if isinstance(value, dict) else []
     stack = [(value, root)]
     while stack:
         source, target = stack.pop()
-        items = source.items() if isinstance(source, dict) else enumerate(source)
-        for key, child in items:
-            if isinstance(child, (dict, list)):
-                copied = _empty_like(child)
-                stack.append((child, copied))
-            else:
-                copied = child
-            if isinstance(target, dict):
-                target[key] = copied
-            else:
-                target.append(copied)
+        if isinstance(source, dict):
+            for key, child in source.items():
+                if isinstance(child, (dict, list)):
+                    child_copy = {} if isinstance(child, dict) else []
+                    stack.append((child, child_copy))
+                    child = child_copy
+                target[key] = child
+        else:
+            append = target.append
+            for child in source:
+                if isinstance(child, (dict, list)):
+                    child_copy = {} if isinstance(child, dict) else []
+                    stack.append((child, child_copy))
+                    child = child_copy
+                append(child)
     return root
-
-
-def _empty_like(value: dict | list) -> dict | list:
-    return {} if isinstance(value, dict) else []
 
 
 def json_equal(a: object, b: object) -> bool:
