@@ -178,4 +178,4 @@ def test_unauthorized_without_token(cluster):
     proc = subprocess.run([KUBECTL, "--kubeconfig", str(path), "--cache-dir", str(base / "cache-anon"),
                            "get", "configmaps"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
-    assert "You must be logged in to the server (Unauthorized)" in proc.stderr
+    assert "error: You must be logged in to the server" in proc.stderr
