@@ -429,6 +429,12 @@ class _TablePrinter:
         rows = table.get("rows") or []
         if not isinstance(columns, list) or not isinstance(rows, list):
             raise TableError("Table columnDefinitions and rows must be lists")
+        for index, row in enumerate(rows):
+            if not isinstance(row, dict) or not isinstance(row.get("cells", []), list):
+                raise TableError(f"Table rows[{index}] must be an object with a cells list")
+        for index, column in enumerate(columns):
+            if not isinstance(column, dict):
+                raise TableError(f"Table columnDefinitions[{index}] must be an object")
         no_headers = self.opts.no_headers
         if self.printed_headers and (not columns or columns == self.last_columns):
             no_headers = True
