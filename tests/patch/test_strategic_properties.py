@@ -1,0 +1,125 @@
+"""Properties of strategic merge patch on schema-typed random Deployments (hypothesis)."""
+from __future__ import annotations
+
+import copy
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kubelite.patch import strategic
+from kubelite.schema import for_kind
+
+SCHEMA = for_kind("apps/v1", "Deployment")
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+NAMES = ["app", "sidecar", "proxy", "log", "init", "metrics"]
+ENV = ["A", "B", "C", "D", "E"]
+FINALIZERS = ["f/a", "f/b", "f/c", "f/d"]
+small_text = st.sampled_from(["x", "y", "z", "1", ""])
+
+
+@st.composite
+def containers(draw):
+    names = draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=5))
+    out = []
+    for name in names:
+        c = {"name": name, "image": draw(st.sampled_from(["nginx:1", "nginx:2", "envoy:1"]))}
+        if draw(st.booleans()):
+            env_names = draw(st.lists(st.sampled_from(ENV), unique=True, max_size=4))
+            c["env"] = [{"name": n, "value": draw(small_text)} for n in env_names]
+        if draw(st.booleans()):
+            ports = draw(st.lists(st.integers(80, 85), unique=True, max_size=3))
+            c["ports"] = [{"containerPort": p, "protocol": "TCP"} for p in ports]
+        if draw(st.booleans()):
+            c["args"] = draw(st.lists(small_text, max_size=3))
+        out.append(c)
+    return out
+
+
+@st.composite
+def deployments(draw):
+    meta: dict = {"name": "web"}
+    if draw(st.booleans()):
+        meta["labels"] = draw(st.dictionaries(st.sampled_from(["a", "b", "c"]), small_text, max_size=3))
+    if draw(st.booleans()):
+        meta["annotations"] = draw(st.dictionaries(st.sampled_from(["n1", "n2"]), small_text, max_size=2))
+    if draw(st.booleans()):
+        meta["finalizers"] = draw(st.lists(st.sampled_from(FINALIZERS), unique=True, max_size=4))
+    spec: dict = {"template": {"spec": {"containers": draw(containers())}}}
+    if draw(st.booleans()):
+        spec["replicas"] = draw(st.integers(0, 5))
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": spec}
+
+
+@SETTINGS
+@given(deployments(), deployments())
+def test_two_way_round_trip(a, b):
+    patch = strategic.create_two_way(a, b, SCHEMA)
+    assert strategic.to_json(strategic.apply(a, patch, SCHEMA)) == strategic.to_json(b)
+
+
+@SETTINGS
+@given(deployments(), deployments())
+def test_two_way_patch_of_identical_documents_changes_nothing(a, _):
+    patch = strategic.create_two_way(a, copy.deepcopy(a), SCHEMA)
+    # apimachinery sorts the original primitive list in place before comparing it, so an
+    # unsorted merging list of scalars (finalizers) yields a $setElementOrder even when
+    # nothing changed; nothing else may appear.
+    finalizers = a["metadata"].get("finalizers")
+    if finalizers and finalizers != sorted(finalizers):
+        assert patch == {"metadata": {"$setElementOrder/finalizers": finalizers}}
+    else:
+        assert patch == {}
+    assert strategic.to_json(strategic.apply(a, patch, SCHEMA)) == strategic.to_json(a)
+
+
+def _live(original: dict, data) -> dict:
+    """`original` as the server holds it: defaults and status only the server sets."""
+    live = copy.deepcopy(original)
+    live["metadata"]["uid"] = "1234"
+    live["metadata"].setdefault("annotations", {})["server/rev"] = "7"
+    live["status"] = {"replicas": 1}
+    live["spec"].setdefault("replicas", 1)
+    for c in live["spec"]["template"]["spec"]["containers"]:
+        c["terminationMessagePath"] = "/dev/termination-log"
+    if data.draw(st.booleans()):
+        live["spec"]["template"]["spec"]["containers"].append({"name": "injected", "image": "mesh:1"})
+    return live
+
+
+def _expected(original: dict, modified: dict, live: dict) -> dict:
+    """What applying the three-way patch must give: modified, plus what only the server added."""
+    out = copy.deepcopy(modified)
+    out["status"] = live["status"]
+    out["metadata"]["uid"] = live["metadata"]["uid"]
+    if "annotations" in modified["metadata"] or "annotations" not in original["metadata"]:
+        out["metadata"].setdefault("annotations", {})["server/rev"] = "7"
+    if "replicas" not in modified["spec"] and "replicas" not in original["spec"]:
+        out["spec"]["replicas"] = live["spec"]["replicas"]
+    live_names = {c["name"] for c in live["spec"]["template"]["spec"]["containers"]}
+    for c in out["spec"]["template"]["spec"]["containers"]:
+        if c["name"] in live_names:
+            c["terminationMessagePath"] = "/dev/termination-log"
+    original_names = {c["name"] for c in original["spec"]["template"]["spec"]["containers"]}
+    for c in live["spec"]["template"]["spec"]["containers"]:
+        if c["name"] not in original_names and c["name"] not in {x["name"] for x in out["spec"]["template"]["spec"]["containers"]}:
+            out["spec"]["template"]["spec"]["containers"].append(c)
+    return out
+
+
+@SETTINGS
+@given(deployments(), deployments(), st.data())
+def test_three_way_keeps_server_fields_and_takes_modified_values(original, modified, data):
+    live = _live(original, data)
+    patch = strategic.create_three_way(original, modified, live, SCHEMA)
+    result = strategic.apply(live, patch, SCHEMA)
+    normalized = strategic.sort_merge_lists(result, SCHEMA)
+    assert strategic.to_json(normalized) == strategic.to_json(
+        strategic.sort_merge_lists(_expected(original, modified, live), SCHEMA))
+
+
+@SETTINGS
+@given(deployments(), deployments())
+def test_three_way_with_unchanged_live_object_equals_two_way_result(original, modified):
+    patch = strategic.create_three_way(original, modified, original, SCHEMA, overwrite=False)
+    assert strategic.to_json(strategic.apply(original, patch, SCHEMA)) == strategic.to_json(modified)
