@@ -995,3 +995,15 @@ def _execution_message(source: str, obj: Any, reason: str) -> str:
         f"\tobject given to jsonpath engine was:\n\t\t{go_sharp_v(obj)}\n\n"
     )
     return f"error executing jsonpath {go_quote(source)}: {detail}\n"
+
+
+def read_template_file(path: str) -> str:
+    """The template of ``-o jsonpath-file=PATH`` (used verbatim, as kubectl does)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as err:
+        reason = (err.strerror or str(err)).lower()
+        raise JSONPathError(f"error reading --template {path}, open {path}: {reason}") from None
+    except UnicodeDecodeError as err:
+        raise JSONPathError(f"error reading --template {path}, {err}") from None
