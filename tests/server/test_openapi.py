@@ -172,6 +172,18 @@ def test_paths_of_a_namespaced_resource(v3_docs):
     assert "application/strategic-merge-patch+json" in item["patch"]["requestBody"]["content"]
 
 
+def test_operation_ids_follow_the_server_naming(v3_docs):
+    """Operation ids as kube-apiserver names them (and client generators rely on)."""
+    ops = {op["operationId"] for doc in v3_docs.values() for item in doc["paths"].values()
+           for key, op in item.items() if key != "parameters"}
+    for expected in ("readCoreV1NamespacedPod", "listCoreV1PodForAllNamespaces", "deleteCoreV1CollectionNamespacedPod",
+                     "createCoreV1NamespacedPodEviction", "patchCoreV1NamespacedPodStatus",
+                     "replaceAppsV1NamespacedDeploymentScale", "listRbacAuthorizationV1ClusterRole",
+                     "patchFlowcontrolApiserverV1FlowSchemaStatus", "createAuthorizationV1SelfSubjectAccessReview",
+                     "readCoreV1Namespace", "replaceCoreV1NamespaceFinalize"):
+        assert expected in ops, expected
+
+
 # -- patch metadata: the same as the built-in schema --------------------------------------------
 
 

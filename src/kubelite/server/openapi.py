@@ -13,7 +13,10 @@ looks at: `x-kubernetes-group-version-kind`, `x-kubernetes-action` and the query
 (kubectl checks that PATCH accepts `fieldValidation` before relying on server-side validation).
 
 Documents are generated lazily and cached per registry generation; the converted built-in
-definitions are shared by every server.
+definitions are shared by every server. Serving them: `OpenAPI(registry).v2()` for
+`/openapi/v2` (JSON only: kubectl asks for protobuf there, which is not produced),
+`.v3_index_bytes()` for `/openapi/v3`, `.v3("apis/apps/v1")` for a group-version (None when
+not served) and `.v3_hash(gv)` for the `?hash=` the index advertises.
 """
 from __future__ import annotations
 
@@ -214,8 +217,9 @@ def _v2_compatible(node: Any) -> Any:
 
 
 def _camel(group: str, version: str) -> str:
-    words = group.removesuffix(".k8s.io").split(".") if group else ["core"]
-    return "".join(w[:1].upper() + w[1:] for w in words for w in w.split("-")) + version[:1].upper() + version[1:]
+    """`AppsV1`, `CoreV1`, `RbacAuthorizationV1`: the group-version part of operation ids."""
+    words = group.removesuffix(".k8s.io").replace("-", ".").split(".") if group else ["core"]
+    return "".join(w[:1].upper() + w[1:] for w in words) + version[:1].upper() + version[1:]
 
 
 def _query(name: str, description: str, type_: str = "string", unique: bool = True) -> dict:
@@ -358,7 +362,7 @@ class _PathBuilder:
                 {"200": "OK", "201": "Created", "202": "Accepted"}, own, f"create a {kind}")
         if "deletecollection" in info.verbs:
             collection["delete"] = self._operation(
-                "deletecollection", "deletecollection", f"Collection{ns}{kind}", info, gvk,
+                "delete", "deletecollection", f"Collection{ns}{kind}", info, gvk,
                 _DELETE_PARAMS + _LIST_PARAMS, DELETE_OPTIONS, None, {"200": "OK"}, STATUS,
                 f"delete collection of {kind}")
         if collection:
@@ -417,10 +421,8 @@ def _info() -> dict:
     return {"title": "Kubernetes", "version": KUBERNETES_VERSION["gitVersion"]}
 
 
-_SECURITY_V2 = {"BearerToken": {"description": "Bearer Token authentication", "in": "header",
-                                "name": "authorization", "type": "apiKey"}}
-_SECURITY_V3 = {"BearerToken": {"description": "Bearer Token authentication", "in": "header",
-                                "name": "authorization", "type": "apiKey"}}
+_SECURITY = {"BearerToken": {"description": "Bearer Token authentication", "in": "header",
+                              "name": "authorization", "type": "apiKey"}}
 
 
 def group_version_path(group: str, version: str) -> str:
@@ -485,7 +487,7 @@ class OpenAPI:
         def build():
             paths, _ = self._paths(False, self.registry.all())
             return {"swagger": "2.0", "info": _info(), "paths": paths, "definitions": self._schemas(False),
-                    "securityDefinitions": _SECURITY_V2, "security": [{"BearerToken": []}]}
+                    "securityDefinitions": _SECURITY, "security": [{"BearerToken": []}]}
         return self._cached("v2", build)
 
     def v2(self) -> bytes:
@@ -510,7 +512,7 @@ class OpenAPI:
             paths, used = self._paths(True, self.registry.resources_in(group, version))
             schemas = closure(used, self._schemas(True), V3_PREFIX)
             return {"openapi": "3.0.0", "info": _info(), "paths": paths,
-                    "components": {"schemas": schemas, "securitySchemes": _SECURITY_V3}}
+                    "components": {"schemas": schemas, "securitySchemes": _SECURITY}}
         return self._cached(("v3", gv_path), build)
 
     def v3(self, gv_path: str) -> bytes | None:
