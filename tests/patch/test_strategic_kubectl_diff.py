@@ -255,3 +255,52 @@ def test_matches_kubectl(objects, patch_text, tmp_path):
         else:
             got = patch_local(obj, patch_text, "strategic")
             assert to_json(got) == to_json(want), f"object {to_json(obj)}\npatch {patch_text}"
+
+
+# -- bad input: kubectl's error text ---------------------------------------------------------
+
+BAD_TARGET = {
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "w", "finalizers": ["a", "b"]},
+    "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "i"}, {"name": "a", "image": "j"}],
+                                   "volumes": [{"name": "v", "emptyDir": {}}]}}},
+}
+BAD_PATCHES = [
+    ("duplicate-merge-keys", "strategic", '{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"x"}]}}}}'),
+    ("directive-not-string", "strategic", '{"spec":{"$patch":5}}'),
+    ("null-element", "strategic", '{"metadata":{"finalizers":[null]}}'),
+    ("list-of-lists", "strategic", '{"metadata":{"finalizers":[["x"]]}}'),
+    ("mixed-types", "strategic", '{"metadata":{"finalizers":[1]}}'),
+    ("set-order-of-scalars", "strategic",
+     '{"spec":{"template":{"spec":{"$setElementOrder/containers":[1,2],"containers":[{"name":"a"}]}}}}'),
+    ("set-order-misses-item", "strategic",
+     '{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"zz"}],"containers":[{"name":"b"}]}}}}'),
+    ("retain-keys-not-list", "strategic", '{"spec":{"$retainKeys":5}}'),
+    ("retain-keys-not-superset", "strategic",
+     '{"spec":{"template":{"spec":{"volumes":[{"name":"v","$retainKeys":["name"],"hostPath":{"path":"/"}}]}}}}'),
+    ("delete-list-without-field", "strategic", '{"metadata":{"$deleteFromPrimitiveList":["a"]}}'),
+    ("list-where-map", "strategic", '{"spec":{"template":{"spec":{"containers":{"name":"a"}}}}}'),
+    ("merge-directive-in-list", "strategic",
+     '{"spec":{"template":{"spec":{"containers":[{"name":"a","$patch":"merge"}]}}}}'),
+    ("bad-yaml", "strategic", "a: b: c"),
+    ("bad-yaml-line", "strategic", "- a\nb: 1"),
+    ("bad-json-object", "strategic", "{a: 1"),
+    ("bad-json-object-merge", "merge", "{a: 1"),
+]
+
+
+@pytest.mark.parametrize("patch_type,patch_text", [pytest.param(t, p, id=i) for i, t, p in BAD_PATCHES])
+def test_bad_input_matches_kubectl(patch_type, patch_text, tmp_path):
+    path = tmp_path / "obj.json"
+    path.write_text(json.dumps(BAD_TARGET))
+    proc = subprocess.run(
+        [KUBECTL, "patch", "--local", "-f", str(path), "-p", patch_text, "--type", patch_type, "-o", "json"],
+        capture_output=True, text=True, env={**os.environ, "KUBECONFIG": "/dev/null"}, timeout=60,
+    )
+    if proc.returncode == 0:
+        assert to_json(patch_local(BAD_TARGET, patch_text, patch_type)) == to_json(json.loads(proc.stdout))
+        return
+    with pytest.raises(PatchError) as err:
+        patch_local(BAD_TARGET, patch_text, patch_type)
+    message = str(err.value)
+    assert (message if message.endswith("\n") else message + "\n") == proc.stderr.removeprefix("error: ")

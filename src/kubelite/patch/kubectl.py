@@ -20,6 +20,13 @@ from kubelite.patch import PatchError
 from kubelite.patch._smp_go import marshal
 
 PATCH_TYPES = ("json", "merge", "strategic")
+# What each library says about patch text that starts with "{" but is not JSON. For json,
+# Go's decoder names the offending character; we give its general form.
+_INVALID_JSON_TEXT = {
+    "strategic": "invalid JSON document",
+    "merge": "Invalid JSON Patch",
+    "json": "invalid character in JSON patch",
+}
 
 
 def patch_local(obj: dict, patch_text: str | bytes, patch_type: str = "strategic") -> dict:
@@ -27,8 +34,12 @@ def patch_local(obj: dict, patch_text: str | bytes, patch_type: str = "strategic
     kind = (patch_type or "strategic").lower()
     if kind not in PATCH_TYPES:
         raise PatchError(f"--type must be one of [{' '.join(PATCH_TYPES)}], not {json.dumps(patch_type)}")
+    if not patch_text:
+        raise PatchError("must specify --patch or --patch-file containing the contents of the patch")
     patch = _patch_value(patch_text)
     document = _go_round_trip(obj)
+    if patch is _INVALID_JSON:
+        raise PatchError(_INVALID_JSON_TEXT[kind])
     if not isinstance(document, dict) or not _kind_of(document):
         raise PatchError(f"Object 'Kind' is missing in '{marshal(document)}'")
     try:
@@ -100,9 +111,18 @@ def _group_version(api_version: Any) -> tuple[str, str]:
 
 
 def _patch_value(text: str | bytes) -> Any:
-    """sigs.k8s.io/yaml.YAMLToJSON followed by a JSON decode."""
+    """k8s.io/apimachinery's yaml.ToJSON followed by a JSON decode. Text that starts with "{"
+    is taken as JSON without going through YAML; if it is not valid JSON the result is
+    _INVALID_JSON, which each patch type reports in its own words."""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8", errors="replace")
+    if text.lstrip().startswith("{"):
+        try:
+            return _go_round_trip(json.loads(text, parse_constant=_reject))
+        except ValueError:
+            return _INVALID_JSON
+        except RecursionError:
+            raise PatchError("patch is nested too deeply") from None
     try:
         return _go_round_trip(json.loads(text, parse_constant=_reject))
     except ValueError:
@@ -114,11 +134,22 @@ def _patch_value(text: str | bytes) -> Any:
     try:
         value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as err:
-        raise PatchError(f"unable to parse {json.dumps(text)}: error converting YAML to JSON: yaml: "
-                         f"{_yaml_problem(err)}") from None
+        raise PatchError(f"unable to parse {_go_quote(text)}: yaml: {_yaml_problem(err)}") from None
     except RecursionError:
         raise PatchError("patch is nested too deeply") from None
     return _go_round_trip(_jsonable(value))
+
+
+class _InvalidJson:
+    """Patch text that looked like JSON but was not."""
+
+
+_INVALID_JSON = _InvalidJson()
+
+
+def _go_quote(text: str) -> str:
+    """Go's %q for the common cases (printable text kept, \n, \t, quotes escaped)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _reject(name: str) -> Any:
@@ -126,10 +157,11 @@ def _reject(name: str) -> Any:
 
 
 def _yaml_problem(err: Exception) -> str:
+    # go-yaml names the line only when it is not the first one.
     mark = getattr(err, "problem_mark", None)
     problem = getattr(err, "problem", None) or str(err)
-    if mark is not None:
-        return f"line {mark.line + 1}: {problem}"
+    if mark is not None and mark.line:
+        return f"line {mark.line}: {problem}"
     return problem
 
 
