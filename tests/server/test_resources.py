@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import pathlib
 
@@ -315,3 +316,35 @@ def test_kube_aware_version_order():
     versions = ["v1alpha1", "foo", "v1", "v2beta1", "v11alpha2", "v2", "v1beta2", "v1beta1", "v12alpha1", "bar"]
     assert sorted(versions, key=version_priority) == [
         "v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v12alpha1", "v11alpha2", "v1alpha1", "bar", "foo"]
+
+
+# -- a registry read from another server's discovery --------------------------------------------
+
+
+def test_from_discovery_of_the_recorded_server_equals_builtin():
+    docs = [json.loads((REF / n).read_text()) for n in ("api-aggregated-v2.json", "apis-aggregated-v2.json")]
+    remote = Registry.from_discovery(*docs)
+    local = Registry()
+    # Aggregated discovery does not carry storage version hashes; everything else must agree.
+    assert remote.all() == [dataclasses.replace(i, storage_version_hash="") for i in local.all()]
+    assert remote.groups() == local.groups()
+    for row in ROWS:
+        for name in _names_for(row):
+            assert remote.resolve(name).group_resource == local.resolve(name).group_resource
+
+
+def test_from_discovery_includes_custom_resources():
+    from kubelite.server.discovery import aggregated
+
+    served = Registry()
+    served.register_crd(crd_rich())
+    remote = Registry.from_discovery(aggregated(served, legacy=True), aggregated(served, legacy=False))
+    widgets = remote.resolve("wd")
+    assert (widgets.group, widgets.version, widgets.kind, widgets.categories) == ("rc.example.com", "v1", "Widget", ("all", "rc"))
+    assert [s.name for s in widgets.subresources] == ["scale", "status"]
+
+
+@pytest.mark.parametrize("doc", [{}, {"items": "x"}, {"items": [{"metadata": {"name": "g"}, "versions": [{"resources": []}]}]}])
+def test_from_discovery_rejects_malformed(doc):
+    with pytest.raises(ValueError):
+        Registry.from_discovery(doc)

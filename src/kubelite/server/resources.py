@@ -152,6 +152,31 @@ def _from_table(group: str, version: str, r: dict) -> ResourceInfo:
     )
 
 
+def _group_from_discovery(item: Mapping[str, Any], infos: list[ResourceInfo]) -> tuple[str, tuple[str, ...]]:
+    """Collect one APIGroupDiscovery's resources into `infos`; its name and versions (in the
+    server's preference order)."""
+    try:
+        group = (item.get("metadata") or {}).get("name") or ""
+        versions = []
+        for version in item.get("versions") or ():
+            vname = version["version"]
+            versions.append(vname)
+            for r in version.get("resources") or ():
+                table = {"resource": r["resource"], "kind": (r.get("responseKind") or {}).get("kind", ""),
+                         "singular": r.get("singularResource", ""), "namespaced": r.get("scope") == "Namespaced",
+                         "verbs": r.get("verbs") or [], "shortNames": r.get("shortNames") or [],
+                         "categories": r.get("categories") or [],
+                         "subresources": [{"name": s["subresource"], "kind": (s.get("responseKind") or {}).get("kind", ""),
+                                           "group": (s.get("responseKind") or {}).get("group", ""),
+                                           "version": (s.get("responseKind") or {}).get("version", ""),
+                                           "verbs": s.get("verbs") or []}
+                                          for s in r.get("subresources") or ()]}
+                infos.append(_from_table(group, vname, table))
+    except (KeyError, TypeError, AttributeError) as err:
+        raise ValueError(f"malformed aggregated discovery group {item.get('metadata') if isinstance(item, Mapping) else item!r}: {err!r}") from None
+    return group, tuple(versions)
+
+
 def builtin_resources() -> tuple[ResourceInfo, ...]:
     """Every built-in resource in every version the 1.32 server serves (shared, immutable)."""
     return _builtin()[1]
@@ -175,6 +200,25 @@ class Registry:
         self._crds: dict[str, tuple[ResourceInfo, ...]] = {}
         self.generation = 0
         self._reindex()
+
+    @classmethod
+    def from_discovery(cls, *documents: Mapping[str, Any]) -> "Registry":
+        """A registry of what another server announces in aggregated discovery (the
+        APIGroupDiscoveryList documents of its /api and /apis), so a client can resolve names
+        exactly as against the embedded server. Custom resources there count as plain ones."""
+        registry = cls(builtins=False)
+        groups, infos = [], []
+        for doc_index, document in enumerate(documents):
+            items = document.get("items") if isinstance(document, Mapping) else None
+            if not isinstance(items, list):
+                raise ValueError(f"discovery document {doc_index}: items: must be a list of API groups")
+            for item in items:
+                group, versions = _group_from_discovery(item, infos)
+                if versions:
+                    groups.append(GroupInfo(group, versions, versions[0]))
+        registry._builtin_groups, registry._builtin_infos = tuple(groups), tuple(infos)
+        registry._reindex()
+        return registry
 
     # -- queries --------------------------------------------------------------------------------
     # Each query reads `self._index` once: a CRD change swaps in a whole new index, so a
