@@ -125,8 +125,9 @@ def _container(container: dict) -> None:
         _handler(lifecycle.get("preStop"))
     _default(container, "terminationMessagePath", "/dev/termination-log")
     _default(container, "terminationMessagePolicy", "File")
-    if isinstance(container.get("image"), str):
-        _default(container, "imagePullPolicy", image_pull_policy(container["image"]))
+    # An image that does not parse (or is missing) counts as tagged.
+    image = container.get("image")
+    _default(container, "imagePullPolicy", image_pull_policy(image) if image else "IfNotPresent")
 
 
 def _volume(volume: dict) -> None:
