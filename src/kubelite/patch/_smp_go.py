@@ -15,18 +15,26 @@ from typing import Any, Callable
 # -- value identity ------------------------------------------------------------------------
 
 
+_KINDS = {dict: "map", list: "slice", str: "string", bool: "bool", float: "float64", type(None): "nil"}
+_INT64_MIN, _INT64_LIMIT = -(2**63), 2**63
+
+
 def kind_of(value: Any) -> str:
     """The Go dynamic type a decoded JSON value would have (apimachinery's json decoding)."""
+    t = type(value)
+    kind = _KINDS.get(t)
+    if kind is not None:
+        return kind
+    if t is int:
+        return "int64" if _INT64_MIN <= value < _INT64_LIMIT else "float64"
     if isinstance(value, dict):
         return "map"
     if isinstance(value, list):
         return "slice"
-    if value is None:
-        return "nil"
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
-        return "int64" if -(2**63) <= value < 2**63 else "float64"
+        return "int64" if _INT64_MIN <= value < _INT64_LIMIT else "float64"
     if isinstance(value, float):
         return "float64"
     if isinstance(value, str):
@@ -36,6 +44,8 @@ def kind_of(value: Any) -> str:
 
 def scalar_key(value: Any) -> Any:
     """A hashable identity equal exactly when Go's `==` on two interface values is true."""
+    if type(value) is str:
+        return value  # the common case; no other kind's identity is a bare str
     k = kind_of(value)
     if k == "float64":
         return (k, float(value))

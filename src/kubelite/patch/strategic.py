@@ -145,16 +145,17 @@ def _merge_patch():
 
 
 class _MergePatchAdapter:
-    """schema=None: JSON merge patch, through kubelite.patch.merge_patch."""
+    """schema=None: JSON merge patch, through kubelite.patch.merge_patch, in the variant
+    apimachinery uses for unstructured objects (evanphx/json-patch v4)."""
 
     def __init__(self, module: Any):
         self._m = module
 
     def apply(self, doc: dict, patch: dict) -> dict:
-        return self._m.apply(_clone(doc), _clone(patch))
+        return self._m.apply(_clone(doc), _clone(patch), kubectl_compat=True)
 
     def create(self, original: dict, modified: dict) -> dict:
-        return self._m.create(original, modified)
+        return self._m.create(original, modified, kubectl_compat=True)
 
     def create_three_way(self, original: dict, modified: dict, current: dict, overwrite: bool) -> dict:
         return self._m.create_three_way(original, modified, current, overwrite=overwrite)
