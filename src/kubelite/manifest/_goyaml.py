@@ -109,7 +109,7 @@ def resolve_plain(text: str) -> object:
     if not text:
         return None
     c = text[0]
-    if c in "yYnNtTfFoO~<":
+    if c in "yYnNtTfFoO~":
         return _WORDS.get(text, text)
     if c == ".":
         if text in _WORDS:
@@ -321,13 +321,34 @@ class _Builder:
                     self.alias_depth -= 1
 
 
-def _problem(exc: yaml.YAMLError) -> tuple[str, int | None]:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    line = mark.line + 1 if mark is not None else None
+def _problem(exc: yaml.YAMLError, text: str) -> tuple[str, int | None]:
+    """go-yaml's wording and line for a syntax error.
+
+    go-yaml prints the 0-based problem line for parser errors and the 1-based
+    one for scanner errors, falling back to the context line.
+    """
     if isinstance(exc, yaml.reader.ReaderError):
-        return "control characters are not allowed", line
+        return "control characters are not allowed", None
     problem = getattr(exc, "problem", None) or str(exc)
-    return problem, line
+    if isinstance(exc, yaml.composer.ComposerError) and "undefined alias" in problem:
+        mark = exc.problem_mark
+        name = _word_at(text, mark.index + 1) if mark is not None else ""
+        return f"unknown anchor '{name}' referenced", None
+    mark = getattr(exc, "problem_mark", None)
+    context = getattr(exc, "context_mark", None)
+    line = 0
+    if mark is not None and mark.line != 0:
+        line = mark.line + (1 if isinstance(exc, yaml.scanner.ScannerError) else 0)
+    elif context is not None and context.line != 0:
+        line = context.line
+    return problem, line or None
+
+
+_WORD = re.compile(r"[^\s,\[\]{}]*")
+
+
+def _word_at(text: str, index: int) -> str:
+    return _WORD.match(text, index).group() if 0 <= index <= len(text) else ""
 
 
 def decode_yaml(text: str) -> object:
@@ -337,7 +358,7 @@ def decode_yaml(text: str) -> object:
         try:
             node = loader.get_node() if loader.check_node() else None
         except yaml.YAMLError as exc:
-            problem, line = _problem(exc)
+            problem, line = _problem(exc, text)
             prefix = f"yaml: line {line}: " if line is not None else "yaml: "
             raise DecodeError(prefix + problem, line) from None
         finally:

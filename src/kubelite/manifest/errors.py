@@ -6,9 +6,17 @@ class ManifestError(Exception):
     """A manifest could not be read or written.
 
     The message is one line, worded as kubectl words it (without kubectl's
-    leading ``error: ``, which the command line adds), and names the source
-    and, where known, the line.
+    leading ``error: ``, which the command line adds), and names the source.
+    ``source`` and ``line`` (1-based, None when unknown) are kept apart too,
+    for callers that point at the spot; syntax errors carry the line in the
+    message as well, as go-yaml does.
     """
+
+    def __init__(self, message: str, source: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.source = source
+        self.line = line
 
 
 class NoObjectsError(ManifestError):

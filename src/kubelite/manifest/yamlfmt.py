@@ -147,9 +147,17 @@ def _analyze(s: str) -> _Analysis:
     return _Analysis(line_breaks, block_plain, single, block)
 
 
+# Characters that encoding/json leaves raw but go-yaml's reader refuses:
+# kubectl's YAML printer fails on them.
+_UNREADABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff\ud800-\udfff]")
+
+
 @functools.lru_cache(maxsize=8192)
 def _string_style(s: str, simple_key: bool) -> int:
     """The style go-yaml v2 gives a string value (or a simple key)."""
+    if not s.isascii() or "\x7f" in s:
+        if _UNREADABLE.search(s):
+            raise ManifestError("yaml: control characters are not allowed")
     if "\n" in s:
         requested = LITERAL
     elif _reads_as_string(s) and not (s[0] in "+-0123456789" and ":" in s and _BASE60.match(s)):
@@ -175,6 +183,23 @@ def _string_style(s: str, simple_key: bool) -> int:
 @functools.lru_cache(maxsize=8192)
 def _is_multiline(s: str) -> bool:
     return not _BREAKS.isdisjoint(s)
+
+
+_NEL_RUN = re.compile("[ ]*\x85[ \x85]*")
+
+
+def _fold_nel(s: str) -> str:
+    """What go-yaml reads back for a JSON string holding raw U+0085.
+
+    encoding/json writes NEL unescaped, and in a double-quoted YAML scalar it
+    is a line break: one folds to a space, n of them to n-1 newlines, and the
+    spaces around them vanish.
+    """
+    def fold(m: re.Match) -> str:
+        n = m.group().count("\x85")
+        return " " if n == 1 else "\n" * (n - 1)
+
+    return _NEL_RUN.sub(fold, s)
 
 
 def _escape(c: str) -> str:
@@ -333,6 +358,8 @@ class _Emitter:
     # nodes
     def node(self, value: object, mapping: bool, simple_key: bool) -> None:
         if isinstance(value, str):
+            if "\x85" in value:
+                value = _fold_nel(value)
             self.scalar(value, _string_style(value, simple_key), simple_key)
         elif isinstance(value, dict):
             if value:
@@ -362,6 +389,9 @@ class _Emitter:
     def block_mapping(self, mapping: dict) -> None:
         self.increase_indent(False, False)
         for key in sorted_keys(mapping):
+            value = mapping[key]
+            if "\x85" in key:
+                key = _fold_nel(key)
             self.write_indent()
             simple = len(key.encode("utf-8")) <= 128 and not _is_multiline(key)
             if simple:
@@ -372,7 +402,7 @@ class _Emitter:
                 self.node(key, True, False)
                 self.write_indent()
                 self.write_indicator(":", True, False, True)
-            self.node(mapping[key], True, False)
+            self.node(value, True, False)
         self.pop_indent()
 
     def block_sequence(self, items, mapping: bool) -> None:

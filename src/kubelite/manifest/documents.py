@@ -1,0 +1,300 @@
+"""From the text of one source to its objects, as kubectl's resource builder reads it.
+
+A source whose first non-space character is ``{`` is a JSON stream (several
+JSON values may follow each other); anything else is YAML, split into
+documents at lines that start with ``---``. Empty and ``null`` documents are
+skipped. Each document is checked as kubectl's client-side validation checks
+it (a mapping with string ``apiVersion`` and ``kind``), then anything with an
+``items`` key is a list and is replaced by its items.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+
+from . import _goyaml
+from ._gonum import INT64_MAX, INT64_MIN
+from .errors import ManifestError, aggregate
+from .jsonfmt import to_compact_json
+
+_STOP_VALIDATE = "if you choose to ignore these errors, turn validation off with --validate=false"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One object read from a source.
+
+    ``obj`` is the object as a plain JSON value (dict). ``source`` names where it
+    came from as kubectl names it (a path, a URL or ``STDIN``); ``document`` is
+    the 0-based index of the document in that source, ``line`` the 1-based line
+    where the document starts, and ``item`` the position within a List
+    document (None for a document that is itself the object).
+    """
+
+    obj: dict = field(compare=True)
+    source: str
+    document: int
+    line: int
+    item: int | None = None
+
+    def where(self) -> str:
+        """A short location for messages: ``file.yaml:12`` (plus the List item)."""
+        text = f"{self.source}:{self.line}"
+        return text if self.item is None else f"{text} (items[{self.item}])"
+
+
+@dataclass(frozen=True)
+class _Document:
+    value: object
+    line: int
+
+
+# -- splitting ---------------------------------------------------------------------
+
+def _lines(text: str):
+    """Lines as bufio.Reader.ReadLine yields them: without "\\n" or "\\r\\n"."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for line in lines:
+        yield line[:-1] if line.endswith("\r") else line
+
+
+def split_yaml(text: str, source: str) -> list[tuple[str, int]]:
+    """The YAML documents of a stream with their first line numbers.
+
+    A line starting with ``---`` ends the current document; only spaces or a
+    comment may follow the dashes (kubectl rejects ``--- {a: 1}``).
+    """
+    docs: list[tuple[str, int]] = []
+    buf: list[str] = []
+    start = 1
+    for number, line in enumerate(_lines(text), 1):
+        if line.startswith("---"):
+            rest = line[3:].strip()
+            if rest and not rest.startswith("#"):
+                raise ManifestError(
+                    f"error parsing {source}: invalid Yaml document separator: {rest}", source, number)
+            if buf:
+                docs.append(("\n".join(buf) + "\n", start))
+                buf = []
+                start = number + 1
+                continue
+        if not buf:
+            start = number
+        buf.append(line)
+    if buf:
+        docs.append(("\n".join(buf) + "\n", start))
+    return docs
+
+
+def _yaml_documents(text: str, source: str) -> list[_Document]:
+    out = []
+    for chunk, first_line in split_yaml(text, source):
+        try:
+            value = _goyaml.decode_yaml(chunk)
+        except _goyaml.DecodeError as exc:
+            message, absolute = exc.message, None
+            if exc.line is not None:
+                # go-yaml counts lines from the document start; the file's line is more useful
+                absolute = first_line + exc.line - 1
+                message = message.replace(f"line {exc.line}:", f"line {absolute}:", 1)
+                if f"line {absolute}" not in message:
+                    message += f" (line {absolute})"
+            raise ManifestError(
+                f"error parsing {source}: error converting YAML to JSON: {message}", source, absolute) from None
+        out.append(_Document(value, first_line))
+    return out
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
+
+
+def _json_int(text: str):
+    # unstructured JSON keeps int64 and turns every other number into float64
+    try:
+        n = int(text)
+    except ValueError:  # beyond Python's digit limit: far beyond int64 anyway
+        return _json_float(text)
+    if INT64_MIN <= n <= INT64_MAX:
+        return n
+    return _json_float(text)
+
+
+def _json_float(text: str):
+    f = float(text)
+    if math.isinf(f):
+        raise ValueError(f"json: cannot unmarshal number {text} into Go value of type float64")
+    return _goyaml._json_number(f)
+
+
+_DECODER = json.JSONDecoder(parse_float=_json_float, parse_int=_json_int, parse_constant=_reject_constant)
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _json_documents(text: str, source: str) -> list[_Document]:
+    out = []
+    pos = _JSON_SPACE.match(text, 0).end()
+    while pos < len(text):
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise ManifestError(
+                f"error parsing {source}: json: line {exc.lineno} column {exc.colno}: {exc.msg}",
+                source, exc.lineno) from None
+        except ValueError as exc:
+            line = _line_of(text, pos)
+            raise ManifestError(f"error parsing {source}: {exc} (line {line})", source, line) from None
+        except RecursionError:
+            raise ManifestError(f"error parsing {source}: json: exceeded max depth", source) from None
+        out.append(_Document(value, _line_of(text, pos)))
+        pos = _JSON_SPACE.match(text, end).end()
+    return out
+
+
+def _is_json(text: str) -> bool:
+    return text.lstrip()[:1] == "{"
+
+
+# -- checks ------------------------------------------------------------------------
+
+def _kind_problems(value: object) -> list[str]:
+    """kubectl's client-side validation of apiVersion and kind."""
+    if not isinstance(value, dict):
+        return ["invalid object to validate"]
+    problems = []
+    api_version = value.get("apiVersion")
+    if api_version is None:
+        problems.append("apiVersion not set")
+    elif not isinstance(api_version, str):
+        problems.append("apiVersion isn't string type")
+    elif api_version.count("/") > 1:
+        problems.append(f"unexpected GroupVersion string: {api_version}")
+    kind = value.get("kind")
+    if kind is None:
+        problems.append("kind not set")
+    elif not isinstance(kind, str):
+        problems.append("kind isn't string type")
+    return problems
+
+
+def _validate(value: object) -> list[str]:
+    problems = _kind_problems(value)
+    if problems:
+        return problems
+    assert isinstance(value, dict)
+    if value.get("apiVersion") == "v1" and value.get("kind") == "List":
+        items = value.get("items")
+        if not isinstance(items, list):
+            return ["invalid object to validate"]
+        for item in items:
+            problems.extend(_kind_problems(item))
+    return problems
+
+
+def _go_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def _string_field(obj: dict, name: str) -> str:
+    value = obj.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _flatten(doc: dict, source: str) -> list[tuple[dict, int | None]]:
+    """A document's objects: itself, or the items of a list, breadth first as kubectl."""
+    if "items" not in doc:
+        return [(doc, None)]
+    items = doc["items"]
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        raise ManifestError(
+            f'unable to decode "{source}": json: cannot unmarshal {_go_type(items)} into Go struct field '
+            "decodeList.items of type []json.RawMessage")
+    item_kind = _string_field(doc, "kind")
+    item_kind = item_kind[:-4] if item_kind.endswith("List") else item_kind
+    list_version = _string_field(doc, "apiVersion")
+    queue: list[tuple[dict, int]] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ManifestError(
+                f'unable to decode "{source}": json: cannot unmarshal {_go_type(item)} into Go value of type '
+                "map[string]interface {}")
+        if not _string_field(item, "kind") and not _string_field(item, "apiVersion"):
+            item = dict(item, kind=item_kind, apiVersion=list_version)
+        queue.append((item, index))
+    out: list[tuple[dict, int | None]] = []
+    position = 0
+    while position < len(queue):
+        item, index = queue[position]
+        position += 1
+        nested = item.get("items")
+        if not isinstance(nested, list):
+            out.append((item, index))
+            continue
+        for child in nested:
+            if not isinstance(child, dict):
+                raise ManifestError(f'unable to decode "{source}": items member is not an object')
+            queue.append((child, index))
+    return out
+
+
+def _missing_kind(source: str, obj: dict) -> ManifestError:
+    return ManifestError(f"unable to decode \"{source}\": Object 'Kind' is missing in '{to_compact_json(obj)}'")
+
+
+def objects_from_text(text: str, source: str, validate: bool = True) -> list[Manifest]:
+    """Every object in the text of one source, checked; raises ManifestError."""
+    documents = _json_documents(text, source) if _is_json(text) else _yaml_documents(text, source)
+    manifests: list[Manifest] = []
+    for index, doc in enumerate(documents):
+        try:
+            manifests.extend(_document_objects(doc, index, source, validate))
+        except ManifestError as exc:
+            exc.source, exc.line = source, exc.line or doc.line
+            raise
+    return manifests
+
+
+def _document_objects(doc: _Document, index: int, source: str, validate: bool) -> list[Manifest]:
+    manifests: list[Manifest] = []
+    if doc.value is None:
+        return manifests
+    if validate:
+        problems = _validate(doc.value)
+        if problems:
+            raise ManifestError(
+                f'error validating "{source}": error validating data: {aggregate(problems)}; {_STOP_VALIDATE}',
+                source, doc.line)
+    if not isinstance(doc.value, dict):
+        raise ManifestError(
+            f'unable to decode "{source}": json: cannot unmarshal {_go_type(doc.value)} into Go value of '
+            "type unstructured.detector")
+    for obj, item in _flatten(doc.value, source):
+        if not _string_field(obj, "kind"):
+            raise _missing_kind(source, obj)
+        if not _string_field(obj, "apiVersion"):
+            raise ManifestError(
+                f"unable to decode \"{source}\": Object 'apiVersion' is missing in '{to_compact_json(obj)}'")
+        manifests.append(Manifest(obj, source, index, doc.line, item))
+    return manifests
