@@ -31,6 +31,7 @@ WORKER = textwrap.dedent(
 
     path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     store = SQLiteStore(path)
+    print("ready", flush=True)
     while not os.path.exists(path + ".go"):  # start together with the other workers
         time.sleep(0.001)
     revisions = []
@@ -61,7 +62,9 @@ def run_worker(path, name, count) -> subprocess.Popen:
     )
 
 
-def start_together(path) -> None:
+def start_together(path, procs) -> None:
+    for proc in procs:  # every worker has started and opened the store
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
     (path.parent / (path.name + ".go")).touch()
 
 
@@ -135,7 +138,7 @@ def test_two_processes_writing_one_file_lose_no_update(tmp_path):
     start = store.create("/registry/counters/shared", b"0").mod_revision
     count = 200
     procs = [run_worker(path, name, count) for name in ("left", "right")]
-    start_together(path)
+    start_together(path, procs)
     per_process = [finish(p) for p in procs]
     for revisions in per_process:
         assert revisions == sorted(revisions) and len(set(revisions)) == len(revisions)
@@ -158,7 +161,7 @@ def test_a_watcher_sees_writes_of_another_process(tmp_path):
     watcher = store.watch("/registry/")
     count = 15
     proc = run_worker(path, "other", count)
-    start_together(path)
+    start_together(path, [proc])
     revisions = finish(proc)
     events = []
     for _ in range(2 * count):

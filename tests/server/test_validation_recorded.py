@@ -248,3 +248,23 @@ def test_valid_update_has_no_causes():
     _, _, body = _request("immutable-configmap-data")
     new = defaults.apply_defaults(body)
     assert validate(new, copy.deepcopy(new)) == []
+
+
+DEFAULTS = ERRORS.parent / "defaults"
+KUBECTL_CREATE_ERRORS = ["endpointslice-bad-label", "event-missing-regarding", "ingressclass-missing-controller"]
+
+
+@pytest.mark.parametrize("name", KUBECTL_CREATE_ERRORS)
+def test_kubectl_create_errors_from_defaults(name):
+    """kubectl prints ``The <Kind> "<name>" is invalid: <causes>`` for a 422."""
+    import yaml
+
+    obj = yaml.safe_load((DEFAULTS / f"{name}.in.yaml").read_text())
+    if obj["kind"] != "IngressClass":
+        obj["metadata"]["namespace"] = "rc-defaults"
+    obj = defaults.prepare_for_create(defaults.apply_defaults(obj))
+    causes = validate(obj)
+    err = errors.invalid("", obj["kind"], obj["metadata"]["name"], causes)
+    detail = err.message.split(" is invalid: ", 1)[1]
+    expected = (DEFAULTS / f"{name}.create-error.txt").read_text().strip()
+    assert f'The {obj["kind"]} "{obj["metadata"]["name"]}" is invalid: {detail}' == expected
