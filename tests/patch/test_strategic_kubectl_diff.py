@@ -304,3 +304,28 @@ def test_bad_input_matches_kubectl(patch_type, patch_text, tmp_path):
         patch_local(BAD_TARGET, patch_text, patch_type)
     message = str(err.value)
     assert (message if message.endswith("\n") else message + "\n") == proc.stderr.removeprefix("error: ")
+
+
+@pytest.mark.parametrize("api_version,kind", [
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io/v1", "APIService"),
+    ("apps/v1beta1", "Deployment"),
+    ("extensions/v1beta1", "Ingress"),
+    ("example.com/v1", "Widget"),
+    ("v1", "ConfigMap"),
+])
+def test_which_kinds_support_strategic_patch(api_version, kind, tmp_path):
+    obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x", "finalizers": ["b"]}}
+    patch_text = '{"metadata":{"labels":{"a":"b"},"finalizers":["a"]}}'
+    path = tmp_path / "obj.json"
+    path.write_text(json.dumps(obj))
+    proc = subprocess.run(
+        [KUBECTL, "patch", "--local", "-f", str(path), "-p", patch_text, "--type", "strategic", "-o", "json"],
+        capture_output=True, text=True, env={**os.environ, "KUBECONFIG": "/dev/null"}, timeout=60,
+    )
+    if proc.returncode == 0:
+        assert to_json(patch_local(obj, patch_text, "strategic")) == to_json(json.loads(proc.stdout))
+    else:
+        with pytest.raises(PatchError) as err:
+            patch_local(obj, patch_text, "strategic")
+        assert str(err.value) + "\n" == proc.stderr.removeprefix("error: ")

@@ -65,7 +65,7 @@ def _strategic(document: dict, patch: Any) -> dict:
     from kubelite.schema import for_kind
 
     api_version = document.get("apiVersion")
-    schema = for_kind(api_version, document["kind"]) if isinstance(api_version, str) else None
+    schema = _schema_for(api_version, document["kind"]) if isinstance(api_version, str) else None
     if schema is None:
         group, version = _group_version(api_version)
         raise PatchError(f"strategic merge patch is not supported for {group}/{version}, "
@@ -73,6 +73,43 @@ def _strategic(document: dict, patch: Any) -> dict:
     if not isinstance(patch, dict) and patch is not None:
         raise PatchError("invalid JSON document")
     return strategic.apply(document, patch, schema)
+
+
+# Groups whose types kubectl's scheme does not contain, although their OpenAPI is built in.
+_NOT_IN_KUBECTL_SCHEME = {"apiextensions.k8s.io", "apiregistration.k8s.io"}
+# Kinds kubectl's scheme still has under retired group/versions, found today elsewhere.
+_RETIRED_GROUPS = {"extensions": ("apps", "networking.k8s.io", "policy")}
+
+
+def _schema_for(api_version: str, kind: str) -> Any:
+    """The schema kubectl's typed scheme would give: the kind's own version when the 1.32
+    definitions have it, else (for versions kubectl still knows but the API no longer serves,
+    e.g. apps/v1beta1) the same kind in another version of the group."""
+    from kubelite.schema import builtin_definitions, for_kind
+
+    group, version = _group_version(api_version)
+    if not version or group in _NOT_IN_KUBECTL_SCHEME:
+        return None
+    schema = for_kind(api_version, kind)
+    if schema is not None:
+        return schema
+    defs = builtin_definitions()
+    for candidate_group in (group,) + _RETIRED_GROUPS.get(group, ()):
+        for candidate in _versions_of(defs, candidate_group, kind):
+            schema = for_kind(f"{candidate_group}/{candidate}" if candidate_group else candidate, kind)
+            if schema is not None:
+                return schema
+    return None
+
+
+def _versions_of(defs: Any, group: str, kind: str) -> list[str]:
+    found = []
+    for node in defs.definitions.values():
+        for gvk in (node.get("x-kubernetes-group-version-kind") or ()) if isinstance(node, dict) else ():
+            if gvk.get("group", "") == group and gvk.get("kind") == kind:
+                found.append(gvk.get("version", ""))
+    # Prefer GA versions, then the newest betas.
+    return sorted(found, key=lambda v: ("alpha" in v, "beta" in v, v))
 
 
 def _json_patch(document: dict, patch: Any) -> Any:
