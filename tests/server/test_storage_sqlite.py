@@ -198,10 +198,13 @@ def test_compaction_by_another_store_ends_a_lagging_watcher(tmp_path):
     watching = SQLiteStore(path, poll_interval=30)  # polls only when this process writes
     writer = SQLiteStore(path)
     watcher = watching.watch("/registry/")
-    a = writer.create("/registry/pods/default/a", b"1")
-    a2 = writer.update(a.key, b"2", a.mod_revision)
-    writer.update(a.key, b"3", a2.mod_revision)
-    writer.compact(writer.current_revision())
+    # Keep the watching store's poller from reading until the compaction is done,
+    # as if the other process wrote and compacted between two polls.
+    with watching._poller._lock:
+        a = writer.create("/registry/pods/default/a", b"1")
+        a2 = writer.update(a.key, b"2", a.mod_revision)
+        writer.update(a.key, b"3", a2.mod_revision)
+        writer.compact(writer.current_revision())
     watching.create("/registry/other", b"wake the poller")
     with pytest.raises(Compacted):
         watcher.next(TIMEOUT)
