@@ -67,9 +67,52 @@ def _decimal(value: Fraction, exponent_style: bool) -> str:
     return f"{mantissa}{_DECIMAL_SUFFIX[exp]}"
 
 
+_MAX_INT64 = 2**63 - 1
+
+
+def _kept_as_written(text: str, value: Fraction, fmt: str) -> bool:
+    """Whether Go keeps the client's spelling (its fast path for whole numbers
+    already in canonical shape, e.g. ``007``, ``+1``, ``1E6``, ``01Ki``)."""
+    if value == 0:
+        return False
+    match = _QUANTITY.match(text.strip())
+    if not match:
+        return False
+    _, number, suffix = match.groups()
+    whole, _, fraction = number.partition(".")
+    digits = whole.lstrip("0")
+    shifted = digits + fraction
+    if not shifted or int(shifted) > _MAX_INT64:
+        return False
+    if fmt == "BinarySI":
+        if fraction:
+            return False
+        exponent = 10 * _BINARY[suffix]
+        if 15 - len(whole) - int(exponent * 3 / 10) - 1 < 0:
+            return False
+        if int(shifted) << exponent > _MAX_INT64:
+            return False
+        return int(shifted) & 7 != 0
+    if 18 - (len(whole) + len(fraction)) < 0:
+        return False
+    exponent = _DECIMAL.get(suffix)
+    if exponent is None:
+        exponent = int(suffix[1:])
+    scale = exponent - len(fraction)
+    if scale < -9:
+        return False
+    return scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+
+
 def canonical_quantity(text: str | int | float) -> str:
-    """The canonical string of a quantity, as the server serialises it."""
+    """The string kube-apiserver serialises for a quantity.
+
+    Usually the canonical form (``0.5`` -> ``500m``, ``2048Ki`` -> ``2Mi``);
+    whole numbers already in canonical shape keep the client's spelling.
+    """
     value, fmt = parse_quantity(text)
+    if isinstance(text, str) and _kept_as_written(text, value, fmt):
+        return text.strip()
     if fmt == "BinarySI" and abs(value) >= 1024 and value.denominator == 1:
         number = int(value)
         power = 0
