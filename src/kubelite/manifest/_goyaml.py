@@ -42,6 +42,23 @@ class GoYamlLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         return _MAP if kind is MappingNode else _SEQ
 
 
+class GoYamlPyLoader(yaml.SafeLoader):
+    """The pure-Python twin of GoYamlLoader, which also lets an anchor be redefined.
+
+    go-yaml lets a later ``&name`` replace an earlier one; PyYAML's composer
+    refuses, so documents that do this are composed here.
+    """
+
+    resolve = GoYamlLoader.resolve
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None and not isinstance(event, yaml.AliasEvent):
+            self.anchors.pop(anchor, None)
+        return super().compose_node(parent, index)
+
+
 class DecodeError(Exception):
     """A document is not valid YAML or has no JSON equivalent.
 
@@ -344,6 +361,10 @@ def _problem(exc: yaml.YAMLError, text: str) -> tuple[str, int | None]:
     return problem, line or None
 
 
+class _DuplicateAnchor(Exception):
+    pass
+
+
 _WORD = re.compile(r"[^\s,\[\]{}]*")
 
 
@@ -351,13 +372,20 @@ def _word_at(text: str, index: int) -> str:
     return _WORD.match(text, index).group() if 0 <= index <= len(text) else ""
 
 
-def decode_yaml(text: str) -> object:
+def decode_yaml(text: str, loader_class=None) -> object:
     """The JSON value of the first YAML document in ``text`` (None when empty)."""
-    loader = GoYamlLoader(text)
+    if loader_class is None:
+        try:
+            return decode_yaml(text, GoYamlLoader)
+        except _DuplicateAnchor:
+            return decode_yaml(text, GoYamlPyLoader)
+    loader = loader_class(text)
     try:
         try:
             node = loader.get_node() if loader.check_node() else None
         except yaml.YAMLError as exc:
+            if "duplicate anchor" in str(getattr(exc, "context", "")) and loader_class is GoYamlLoader:
+                raise _DuplicateAnchor() from None
             problem, line = _problem(exc, text)
             prefix = f"yaml: line {line}: " if line is not None else "yaml: "
             raise DecodeError(prefix + problem, line) from None

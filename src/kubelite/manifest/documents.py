@@ -293,7 +293,7 @@ def _document_objects(doc: _Document, index: int, source: str, validate: bool) -
     for obj, item in _flatten(doc.value, source):
         if not _string_field(obj, "kind"):
             raise _missing_kind(source, obj)
-        if not _string_field(obj, "apiVersion"):
+        if validate and not _string_field(obj, "apiVersion"):
             raise ManifestError(
                 f"unable to decode \"{source}\": Object 'apiVersion' is missing in '{to_compact_json(obj)}'")
         manifests.append(Manifest(obj, source, index, doc.line, item))
