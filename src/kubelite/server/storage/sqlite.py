@@ -195,28 +195,35 @@ class SQLiteStore(Store):
             compacted = self._meta(conn, "compact_revision")
             if at < compacted:
                 raise Compacted(at, compacted)
-            fetch = f" LIMIT {limit + 1}" if limit else ""
+            fetch = limit + 1 if limit else 0
             if at == current:
-                where, params = _key_bounds("live.key", prefix, start_after)
-                sql = (
-                    "SELECT live.key, l.create_revision, l.revision, l.value FROM live "
-                    f"JOIN log l ON l.revision = live.revision WHERE 1{where} "
-                    f"ORDER BY live.key{fetch}"
-                )
-                rows = conn.execute(sql, params).fetchall()
+                rows = self._live_rows(conn, prefix, start_after, fetch)
             else:
-                where, params = _key_bounds("key", prefix, start_after)
-                sql = (
-                    "SELECT l.key, l.create_revision, l.revision, l.value FROM "
-                    "(SELECT key, MAX(revision) AS revision FROM log "
-                    f"WHERE revision <= ?{where} GROUP BY key) m "
-                    "JOIN log l ON l.revision = m.revision WHERE l.deleted = 0 "
-                    f"ORDER BY l.key{fetch}"
-                )
-                rows = conn.execute(sql, (at, *params)).fetchall()
+                rows = self._rows_at(conn, at, prefix, start_after, fetch)
         more = bool(limit) and len(rows) > limit
         kvs = [KV(r[0], r[3], r[1], r[2]) for r in (rows[:limit] if more else rows)]
         return RangeResult(kvs, more, at)
+
+    @staticmethod
+    def _live_rows(conn, prefix, start_after, limit) -> list[tuple]:
+        where, params = _key_bounds("live.key", prefix, start_after)
+        sql = (
+            "SELECT live.key, l.create_revision, l.revision, l.value FROM live "
+            f"JOIN log l ON l.revision = live.revision WHERE 1{where} ORDER BY live.key"
+        )
+        return conn.execute(sql + (f" LIMIT {limit}" if limit else ""), params).fetchall()
+
+    @staticmethod
+    def _rows_at(conn, revision, prefix, start_after, limit) -> list[tuple]:
+        """Each key's latest row at or below ``revision``, unless that row is a delete."""
+        where, params = _key_bounds("key", prefix, start_after)
+        sql = (
+            "SELECT l.key, l.create_revision, l.revision, l.value FROM "
+            "(SELECT key, MAX(revision) AS revision FROM log "
+            f"WHERE revision <= ?{where} GROUP BY key) m "
+            "JOIN log l ON l.revision = m.revision WHERE l.deleted = 0 ORDER BY l.key"
+        )
+        return conn.execute(sql + (f" LIMIT {limit}" if limit else ""), (revision, *params)).fetchall()
 
     # -- writes -------------------------------------------------------------------------
 
