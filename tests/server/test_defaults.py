@@ -170,3 +170,34 @@ def test_stored_objects_validate_as_noop_update(name):
     stored = json.loads((DATA / f"{name}.get.raw.json").read_text())
     stored = defaults.apply_defaults(stored)
     assert validate(stored, copy.deepcopy(stored)) == []
+
+
+ERRORS = DATA.parent / "errors"
+
+
+def _put(name: str) -> tuple[dict, dict]:
+    text = (ERRORS / f"{name}.txt").read_text()
+    request = text.split("### REQUEST", 1)[1].split("### RESPONSE", 1)[0]
+    return json.loads(request.partition("\n\n")[2]), json.loads((ERRORS / f"{name}.body.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["immutable-service-clusterip-removed", "immutable-service-type-externalname-keeps-ip", "immutable-creationtimestamp"],
+)
+def test_update_strategy_matches_recorded_put(name):
+    """The stored result of a PUT, given the object before it."""
+    from kubelite.server.admission.validation import validate
+
+    body, response = _put(name)
+    old = copy.deepcopy(response)
+    if name == "immutable-service-type-externalname-keeps-ip":
+        old = copy.deepcopy(body)
+        old["spec"]["type"] = "ClusterIP"
+        old["spec"].pop("externalName")
+    new = defaults.prepare_for_update(defaults.apply_defaults(body), old)
+    assert validate(new, old) == []
+    for item in (new, response):
+        for key in ("resourceVersion", "managedFields"):
+            item["metadata"].pop(key, None)
+    assert new == response

@@ -702,15 +702,71 @@ def prepare_for_create(obj: dict, *, now: str | None = None) -> dict:
 STATUS_SUBRESOURCE_KINDS = frozenset(_INITIAL_STATUS) | {("", "Pod"), ("", "PersistentVolume")}
 
 
+def _keep_system_metadata(new: dict, old: dict) -> None:
+    """Clients cannot change these on update; kube-apiserver silently restores them."""
+    meta, old_meta = _d(new, "metadata"), old.get("metadata") or {}
+    for key in ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+        if key in old_meta:
+            meta[key] = old_meta[key]
+        else:
+            meta.pop(key, None)
+    if not meta.get("uid") and old_meta.get("uid"):
+        meta["uid"] = old_meta["uid"]
+
+
+_EXTERNAL_NAME_DROPS = (
+    "clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "internalTrafficPolicy",
+    "externalTrafficPolicy", "healthCheckNodePort", "allocateLoadBalancerNodePorts", "loadBalancerClass",
+)
+
+
+def _keep_allocations(new: dict, old: dict) -> None:
+    """Services keep their allocated IPs/ports when an update omits them; a
+    switch to ExternalName releases them instead."""
+    spec, old_spec = _d(new, "spec"), old.get("spec") or {}
+    if spec.get("type") == "ExternalName":
+        for key in _EXTERNAL_NAME_DROPS:
+            spec.pop(key, None)
+        for port in _dicts(spec.get("ports")):
+            port.pop("nodePort", None)
+        return
+    if not spec.get("clusterIP") and not spec.get("clusterIPs") and old_spec.get("clusterIPs"):
+        spec["clusterIP"] = old_spec.get("clusterIP")
+        spec["clusterIPs"] = list(old_spec["clusterIPs"])
+        for key in ("ipFamilies", "ipFamilyPolicy"):
+            if key not in spec and key in old_spec:
+                spec[key] = copy.deepcopy(old_spec[key])
+    if spec.get("type") in ("NodePort", "LoadBalancer"):
+        old_ports = {(p.get("port"), p.get("protocol")): p.get("nodePort") for p in _dicts(old_spec.get("ports"))}
+        for port in _dicts(spec.get("ports")):
+            previous = old_ports.get((port.get("port"), port.get("protocol")))
+            if not port.get("nodePort") and previous:
+                port["nodePort"] = previous
+        if (
+            spec.get("type") == "LoadBalancer"
+            and spec.get("externalTrafficPolicy") == "Local"
+            and not spec.get("healthCheckNodePort")
+            and old_spec.get("healthCheckNodePort")
+        ):
+            spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"]
+
+
 def prepare_for_update(new: dict, old: dict) -> dict:
     """Registry-strategy work on update (main resource); returns a new dict.
 
-    Status is kept from ``old`` for kinds with a status subresource, Secret
-    ``stringData`` is folded, and a DaemonSet's template-generation
-    annotation follows its generation.
+    System metadata (creationTimestamp, deletion fields, generation — bump
+    it afterwards with :func:`.generation.next_generation`) comes from
+    ``old``; status is kept from ``old`` for kinds with a status subresource;
+    Services keep allocated IPs/node ports the update omits; Secret
+    ``stringData`` is folded; a DaemonSet's template-generation annotation
+    follows template changes.  Call after :func:`apply_defaults` on ``new``
+    and before validation.
     """
     out = copy.deepcopy(new)
+    _keep_system_metadata(out, old)
     gk = group_kind(out)
+    if gk == ("", "Service"):
+        _keep_allocations(out, old)
     if gk in STATUS_SUBRESOURCE_KINDS and "status" in old:
         out["status"] = copy.deepcopy(old["status"])
     elif gk in STATUS_SUBRESOURCE_KINDS:
