@@ -1,0 +1,316 @@
+"""Reading kubeconfig files the way kubectl does, and resolving them into connection settings.
+
+Where the configuration comes from (kubectl's loading rules):
+  1. `--kubeconfig FILE`: only that file, which must exist;
+  2. `$KUBECONFIG`: a list of files separated by `os.pathsep`, merged; missing ones are skipped;
+  3. `~/.kube/config`.
+When merging, the first file to name a cluster, user or context wins, and so does the first
+file that sets `current-context` (kubectl's precedence). When no file exists anywhere, the
+result is `None` and the caller uses the embedded local cluster.
+
+Files are read with PyYAML only when there is one to read (startup speed).
+"""
+from __future__ import annotations
+
+import base64
+import os
+import pathlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ConfigError(Exception):
+    """A kubeconfig problem; `str()` is the full line kubectl prints (without a trailing newline)."""
+
+
+@dataclass
+class Overrides:
+    """What the command line says about the connection (`--context`, `--cluster`, ...)."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    cluster: str | None = None
+    user: str | None = None
+    namespace: str | None = None
+    server: str | None = None
+    token: str | None = None
+    insecure_skip_tls_verify: bool = False
+    request_timeout: float | None = None
+
+
+@dataclass
+class KubeConfig:
+    """A merged kubeconfig: named clusters, users and contexts, plus where each came from."""
+
+    clusters: dict[str, dict] = field(default_factory=dict)
+    users: dict[str, dict] = field(default_factory=dict)
+    contexts: dict[str, dict] = field(default_factory=dict)
+    current_context: str = ""
+    preferences: dict = field(default_factory=dict)
+    files: list[pathlib.Path] = field(default_factory=list)  # existing files, in precedence order
+    # name -> file that defined it, so that edits go back to the right file
+    origin: dict[tuple[str, str], pathlib.Path] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The merged config as kubectl's `config view` prints it (before redaction)."""
+        def entries(kind: str, key: str, table: dict) -> list | None:
+            return [{"name": name, key: dict(value)} for name, value in table.items()] or None
+
+        return {
+            "apiVersion": "v1",
+            "clusters": entries("cluster", "cluster", self.clusters),
+            "contexts": entries("context", "context", self.contexts),
+            "current-context": self.current_context,
+            "kind": "Config",
+            "preferences": dict(self.preferences),
+            "users": entries("user", "user", self.users),
+        }
+
+
+@dataclass
+class Connection:
+    """Everything needed to talk to one API server."""
+
+    server: str | None  # None: the embedded local cluster
+    namespace: str = "default"
+    namespace_explicit: bool = False  # set by -n (enforced against objects from files)
+    context: str = ""
+    cluster_name: str = ""
+    user_name: str = ""
+    token: str | None = None
+    username: str | None = None
+    password: str | None = None
+    ca_data: bytes | None = None  # PEM
+    cert_data: bytes | None = None  # PEM
+    key_data: bytes | None = None  # PEM
+    insecure: bool = False
+    tls_server_name: str | None = None
+    proxy_url: str | None = None
+    request_timeout: float | None = None
+
+    @property
+    def embedded(self) -> bool:
+        return self.server is None
+
+
+def home() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("HOME") or pathlib.Path.home())
+
+
+def default_paths() -> tuple[list[pathlib.Path], bool]:
+    """The files kubectl would consider, and whether they come from $KUBECONFIG."""
+    env = os.environ.get("KUBECONFIG")
+    if env:
+        seen, paths = set(), []
+        for part in env.split(os.pathsep):
+            if part and part not in seen:
+                seen.add(part)
+                paths.append(pathlib.Path(part).expanduser())
+        return paths, True
+    return [home() / ".kube" / "config"], False
+
+
+def load(explicit: str | None = None) -> KubeConfig | None:
+    """The merged kubeconfig, or None when there is no kubeconfig anywhere."""
+    if explicit:
+        path = pathlib.Path(explicit).expanduser()
+        if not path.exists():
+            raise ConfigError(f"error: stat {explicit}: no such file or directory")
+        return merge([(path, read_file(path))])
+    paths, _ = default_paths()
+    docs = [(p, read_file(p)) for p in paths if p.is_file()]
+    if not docs:
+        return None
+    return merge(docs)
+
+
+def read_file(path: pathlib.Path) -> dict:
+    import yaml
+
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise ConfigError(f"error: open {path}: {err.strerror or err}") from None
+    try:
+        doc = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError as err:
+        raise ConfigError(f"error: error loading config file \"{path}\": {_one_line(err)}") from None
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise ConfigError(f"error: error loading config file \"{path}\": the document is not a mapping")
+    return doc
+
+
+def _one_line(err: Exception) -> str:
+    return " ".join(str(err).split())
+
+
+def merge(docs: list[tuple[pathlib.Path, dict]]) -> KubeConfig:
+    config = KubeConfig()
+    for path, doc in docs:
+        config.files.append(path)
+        for key, table, item_key in (("clusters", config.clusters, "cluster"), ("users", config.users, "user"),
+                                     ("contexts", config.contexts, "context")):
+            entries = doc.get(key) or []
+            if not isinstance(entries, list):
+                raise ConfigError(f"error: error loading config file \"{path}\": {key}: must be a list")
+            for index, entry in enumerate(entries):
+                if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                    raise ConfigError(f"error: error loading config file \"{path}\": {key}[{index}]: "
+                                      "must be a mapping with a name")
+                name = entry["name"]
+                if name in table:
+                    continue  # the first file to define a name wins
+                body = entry.get(item_key) or {}
+                if not isinstance(body, dict):
+                    raise ConfigError(f"error: error loading config file \"{path}\": {key}[{index}].{item_key}: "
+                                      "must be a mapping")
+                table[name] = _relative_paths(body, path.parent, item_key)
+                config.origin[(item_key, name)] = path
+        current = doc.get("current-context")
+        if current and not config.current_context:
+            config.current_context = str(current)
+            config.origin[("current-context", "")] = path
+        prefs = doc.get("preferences")
+        if isinstance(prefs, dict) and not config.preferences:
+            config.preferences = dict(prefs)
+    return config
+
+
+_PATH_FIELDS = {"cluster": ("certificate-authority",), "user": ("client-certificate", "client-key", "tokenFile")}
+
+
+def _relative_paths(body: dict, base: pathlib.Path, kind: str) -> dict:
+    """kubectl resolves file references relative to the kubeconfig that names them."""
+    body = dict(body)
+    for key in _PATH_FIELDS.get(kind, ()):
+        value = body.get(key)
+        if isinstance(value, str) and value and not os.path.isabs(os.path.expanduser(value)):
+            body[key] = str(base / value)
+    return body
+
+
+def resolve(config: KubeConfig | None, overrides: Overrides) -> Connection:
+    """The connection the command line and the config select, as kubectl picks it."""
+    if overrides.server:
+        return _with_flags(Connection(server=overrides.server), overrides)
+    if config is None:
+        return _with_flags(Connection(server=None), overrides)
+    context_name = overrides.context or config.current_context
+    context: dict = {}
+    if context_name:
+        if context_name not in config.contexts:
+            raise ConfigError(f"Error in configuration: context was not found for specified context: {context_name}")
+        context = config.contexts[context_name]
+    cluster_name = overrides.cluster or context.get("cluster") or ""
+    user_name = overrides.user or context.get("user") or ""
+    if overrides.user and user_name not in config.users:
+        raise ConfigError(f'error: auth info "{user_name}" does not exist')
+    cluster = config.clusters.get(cluster_name) if cluster_name else None
+    if cluster_name and (cluster is None or not cluster.get("server")):
+        raise ConfigError(f'error: no server found for cluster "{cluster_name}"')
+    if cluster is None:
+        # A config that selects no cluster: kubelite's embedded cluster rather than localhost:8080.
+        conn = Connection(server=None, context=context_name or "")
+        conn.namespace = context.get("namespace") or "default"
+        return _with_flags(conn, overrides)
+    conn = Connection(server=str(cluster["server"]), context=context_name or "", cluster_name=cluster_name,
+                      user_name=user_name)
+    conn.namespace = context.get("namespace") or "default"
+    conn.insecure = bool(cluster.get("insecure-skip-tls-verify"))
+    conn.tls_server_name = cluster.get("tls-server-name") or None
+    conn.proxy_url = cluster.get("proxy-url") or None
+    conn.ca_data = _data_or_file(cluster, "certificate-authority", "cluster", cluster_name)
+    user = config.users.get(user_name) or {}
+    _apply_user(conn, user, user_name)
+    return _with_flags(conn, overrides)
+
+
+def _apply_user(conn: Connection, user: dict, name: str) -> None:
+    conn.token = user.get("token") or None
+    token_file = user.get("tokenFile")
+    if not conn.token and token_file:
+        try:
+            conn.token = pathlib.Path(os.path.expanduser(token_file)).read_text().strip()
+        except OSError as err:
+            raise ConfigError(f"error: open {token_file}: {err.strerror or err}") from None
+    conn.username = user.get("username") or None
+    conn.password = user.get("password") or None
+    conn.cert_data = _data_or_file(user, "client-certificate", "user", name)
+    conn.key_data = _data_or_file(user, "client-key", "user", name)
+    if bool(conn.cert_data) != bool(conn.key_data):
+        missing = "client-key-data or client-key" if conn.cert_data else "client-cert-data or client-cert"
+        raise ConfigError(f"error: {missing} must be specified for {name} to use the clientCert authentication method.")
+
+
+def _data_or_file(body: dict, key: str, kind: str, name: str) -> bytes | None:
+    data = body.get(key + "-data")
+    if data:
+        try:
+            return base64.b64decode(str(data), validate=False)
+        except ValueError:
+            raise ConfigError(f"error: {kind} {name}: {key}-data: illegal base64 data") from None
+    path = body.get(key)
+    if path:
+        try:
+            return pathlib.Path(os.path.expanduser(str(path))).read_bytes()
+        except OSError as err:
+            raise ConfigError(f"error: unable to read {key} {path} for {name} due to open {path}: "
+                              f"{(err.strerror or str(err)).lower()}") from None
+    return None
+
+
+def _with_flags(conn: Connection, overrides: Overrides) -> Connection:
+    if overrides.namespace:
+        conn.namespace = overrides.namespace
+        conn.namespace_explicit = True
+    if overrides.token:
+        conn.token = overrides.token
+    if overrides.insecure_skip_tls_verify:
+        conn.insecure = True
+    conn.request_timeout = overrides.request_timeout
+    return conn
+
+
+# -- writing (config use-context / set-context) -------------------------------------------------
+
+def target_file(config: KubeConfig | None, explicit: str | None, kind: str, name: str = "") -> pathlib.Path:
+    """The file an edit of `kind`/`name` goes to: the one defining it, else the first candidate."""
+    if explicit:
+        return pathlib.Path(explicit).expanduser()
+    if config is not None:
+        origin = config.origin.get((kind, name))
+        if origin is not None:
+            return origin
+        if config.files:
+            return config.files[0]
+    paths, _ = default_paths()
+    return paths[0]
+
+
+def edit_file(path: pathlib.Path, change) -> None:
+    """Read `path` (or start empty), let `change(doc)` modify it, write it back atomically."""
+    import yaml
+
+    doc = read_file(path) if path.exists() else {}
+    doc.setdefault("apiVersion", "v1")
+    doc.setdefault("kind", "Config")
+    for key in ("clusters", "contexts", "users"):
+        if doc.get(key) is None:
+            doc[key] = []
+    doc.setdefault("preferences", {})
+    change(doc)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".kubelite-tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(yaml.safe_dump(doc, default_flow_style=False, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def named(entries: list[dict[str, Any]], name: str) -> dict | None:
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("name") == name:
+            return entry
+    return None

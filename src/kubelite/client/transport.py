@@ -1,0 +1,266 @@
+"""Talking to an API server: HTTP(S) to any server, or in-process to the embedded one.
+
+`Transport.request()` is the one door used by discovery and the dynamic client; whether the
+bytes travel over a TLS socket or straight into the ASGI app is invisible above it.
+
+HTTP: one keep-alive connection pool per process (httpx), the kubeconfig's TLS and
+credentials, `--request-timeout`, and retries with backoff for idempotent requests when the
+server says 429/503 or the connection is reset. Failures become `ApiError` (with the server's
+Status) or `ConnectionFailed` (with kubectl's wording).
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+import time
+from typing import Any, Iterator
+
+import httpx
+
+from kubelite.client.errors import ApiError, ConnectionFailed
+from kubelite.client.kubeconfig import Connection
+
+EMBEDDED_URL = "http://kubelite.embedded"
+USER_AGENT = "kubelite/0.1 (linux/amd64) kubernetes/v1.32"
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+RETRY_STATUS = frozenset({429, 503})
+MAX_ATTEMPTS = 4
+
+
+def kubelite_home() -> pathlib.Path:
+    env = os.environ.get("KUBELITE_HOME")
+    if env:
+        return pathlib.Path(env).expanduser()
+    return pathlib.Path(os.environ.get("HOME") or pathlib.Path.home()) / ".kubelite"
+
+
+class Transport:
+    """Requests to one API server. Use as a context manager or call close()."""
+
+    def __init__(self, client: httpx.Client, host: str, *, embedded: bool, verbosity: int = 0,
+                 closer=None, sni: str | None = None):
+        self._client = client
+        self.host = host  # host:port as kubectl names it in connection errors
+        self.embedded = embedded
+        self.verbosity = verbosity
+        self._closer = closer
+        self._extensions = {"sni_hostname": sni} if sni else None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+        if self._closer is not None:
+            self._closer()
+            self._closer = None
+
+    # -- requests --------------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, *, params: dict | None = None, body: bytes | None = None,
+                content_type: str | None = None, accept: str | None = None,
+                headers: dict | None = None, ok: tuple[int, ...] = ()) -> httpx.Response:
+        """Send one request, retrying idempotent ones on 429/503/reset; raise ApiError on failure
+        (unless the status is listed in `ok`)."""
+        hdrs = dict(headers or {})
+        if content_type:
+            hdrs["Content-Type"] = content_type
+        if accept:
+            hdrs["Accept"] = accept
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.monotonic()
+            try:
+                response = self._client.request(method, path, params=_clean(params), content=body, headers=hdrs,
+                                                extensions=self._extensions)
+            except httpx.HTTPError as err:
+                if method in IDEMPOTENT and attempt < MAX_ATTEMPTS and _is_reset(err):
+                    self._log(1, f"{method} {path}: connection reset, retrying")
+                    time.sleep(_backoff(attempt))
+                    continue
+                raise self._connection_error(err) from None
+            self._log_response(method, response, started, body)
+            if response.status_code in RETRY_STATUS and method in IDEMPOTENT and attempt < MAX_ATTEMPTS:
+                time.sleep(_retry_after(response, attempt))
+                continue
+            if response.status_code >= 400 and response.status_code not in ok:
+                raise ApiError.from_response(response.status_code, response.content, method)
+            return response
+
+    def json(self, method: str, path: str, **kwargs) -> Any:
+        return self.request(method, path, **kwargs).json()
+
+    def stream(self, method: str, path: str, *, params: dict | None = None, accept: str | None = None,
+               timeout: float | None = None) -> Iterator[bytes]:
+        """Lines of a streaming response (watch); ApiError if the server refuses."""
+        hdrs = {"Accept": accept} if accept else {}
+        started = time.monotonic()
+        try:
+            with self._client.stream(method, path, params=_clean(params), headers=hdrs,
+                                     timeout=httpx.Timeout(timeout, connect=30.0) if timeout is None else timeout,
+                                     extensions=self._extensions) as response:
+                self._log_response(method, response, started, None)
+                if response.status_code >= 400:
+                    response.read()
+                    raise ApiError.from_response(response.status_code, response.content, method)
+                yield from response.iter_lines()
+        except httpx.HTTPError as err:
+            raise self._connection_error(err) from None
+
+    # -- errors and logging ----------------------------------------------------------------------
+
+    def _connection_error(self, err: httpx.HTTPError) -> ConnectionFailed:
+        text = _root_cause(err)
+        if "refused" in text.lower():
+            return ConnectionFailed(
+                f"The connection to the server {self.host} was refused - did you specify the right host or port?")
+        if isinstance(err, httpx.TimeoutException):
+            return ConnectionFailed(f"Unable to connect to the server: net/http: request canceled "
+                                    f"(Client.Timeout exceeded while awaiting headers)")
+        return ConnectionFailed(f"Unable to connect to the server: {text}")
+
+    def _log(self, level: int, text: str) -> None:
+        if self.verbosity >= level:
+            print(f"I{time.strftime('%m%d %H:%M:%S')} {text}", file=sys.stderr, flush=True)
+
+    def _log_response(self, method: str, response: httpx.Response, started: float, body: bytes | None) -> None:
+        if self.verbosity < 6:
+            return
+        elapsed = int((time.monotonic() - started) * 1000)
+        self._log(6, f"{method} {response.request.url} {response.status_code} "
+                     f"{response.reason_phrase} in {elapsed} milliseconds")
+        if self.verbosity >= 8:
+            if body:
+                self._log(8, f"Request Body: {body.decode('utf-8', 'replace')}")
+            if not response.is_stream_consumed and response.headers.get("content-type", "").startswith(
+                    "application/json") and "watch" not in str(response.request.url.params):
+                try:
+                    self._log(8, f"Response Body: {response.read().decode('utf-8', 'replace')[:10000]}")
+                except httpx.HTTPError:
+                    pass
+
+
+def _clean(params: dict | None) -> dict | None:
+    if not params:
+        return None
+    return {k: v for k, v in params.items() if v is not None and v != ""}
+
+
+def _root_cause(err: BaseException) -> str:
+    seen = err
+    while seen.__cause__ is not None or seen.__context__ is not None:
+        seen = seen.__cause__ or seen.__context__
+    return str(seen) or str(err) or type(err).__name__
+
+
+def _is_reset(err: httpx.HTTPError) -> bool:
+    if isinstance(err, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+        return True
+    return "reset" in _root_cause(err).lower()
+
+
+def _backoff(attempt: int) -> float:
+    return min(0.1 * (2 ** (attempt - 1)), 2.0)
+
+
+def _retry_after(response: httpx.Response, attempt: int) -> float:
+    value = response.headers.get("retry-after")
+    try:
+        return min(max(float(value), 0.0), 10.0) if value else _backoff(attempt)
+    except ValueError:
+        return _backoff(attempt)
+
+
+# -- building transports ------------------------------------------------------------------------
+
+def connect(conn: Connection, verbosity: int = 0) -> Transport:
+    if conn.embedded:
+        return embedded(verbosity=verbosity, timeout=conn.request_timeout)
+    return http(conn, verbosity=verbosity)
+
+
+def http(conn: Connection, verbosity: int = 0) -> Transport:
+    url = httpx.URL(conn.server)
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConnectionFailed(f'error: the server URL "{conn.server}" is not valid')
+    headers = {"User-Agent": USER_AGENT}
+    auth = None
+    if conn.token:
+        headers["Authorization"] = f"Bearer {conn.token}"
+    elif conn.username is not None and conn.password is not None:
+        auth = (conn.username, conn.password)
+    verify: Any = True
+    if url.scheme == "https":
+        verify = ssl_context(conn)
+    timeout = httpx.Timeout(conn.request_timeout if conn.request_timeout else None, connect=30.0)
+    client = httpx.Client(base_url=str(url).rstrip("/"), headers=headers, auth=auth, verify=verify,
+                          timeout=timeout, trust_env=False,
+                          limits=httpx.Limits(max_keepalive_connections=10, keepalive_expiry=60))
+    port = url.port or (443 if url.scheme == "https" else 80)
+    host = f"{url.host}:{port}" if ":" not in url.host else f"[{url.host}]:{port}"
+    return Transport(client, host, embedded=False, verbosity=verbosity, sni=conn.tls_server_name)
+
+
+def ssl_context(conn: Connection):
+    """The TLS settings of a kubeconfig cluster and user as an ssl.SSLContext."""
+    import ssl
+    import tempfile
+
+    if conn.insecure:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    elif conn.ca_data:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        try:
+            context.load_verify_locations(cadata=conn.ca_data.decode("ascii", "replace"))
+        except (ssl.SSLError, ValueError):
+            raise ConnectionFailed("error: unable to load root certificates: unable to parse bytes as PEM block") \
+                from None
+    else:
+        context = ssl.create_default_context()
+    if conn.cert_data and conn.key_data:
+        # ssl loads a client key pair only from files: write them privately, load, remove.
+        with tempfile.TemporaryDirectory(prefix="kubelite-tls-") as tmp:
+            cert, key = pathlib.Path(tmp, "client.crt"), pathlib.Path(tmp, "client.key")
+            for path, data in ((cert, conn.cert_data), (key, conn.key_data)):
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+            try:
+                context.load_cert_chain(str(cert), str(key))
+            except ssl.SSLError as err:
+                raise ConnectionFailed(f"error: tls: failed to load the client certificate and key: "
+                                       f"{err.reason or err}") from None
+    return context
+
+
+def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Path | None = None) -> Transport:
+    """The embedded local cluster, served in this process from the SQLite store in the home."""
+    from kubelite.server.app import create_app
+    from kubelite.server.core import APIServer
+    from kubelite.server.inprocess import InProcessTransport
+    from kubelite.server.resources import Registry
+    from kubelite.server.storage import open_store
+
+    home = home or kubelite_home()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        store = open_store(str(home / "state.db"))
+    except Exception as err:
+        raise ConnectionFailed(f"error: cannot open the embedded cluster in {home}: {err}") from None
+    try:
+        api = APIServer(store, Registry())
+        api.bootstrap()
+    except Exception:
+        store.close()
+        raise
+    inner = InProcessTransport(create_app(api, token=None))
+    client = httpx.Client(transport=inner, base_url=EMBEDDED_URL, headers={"User-Agent": USER_AGENT},
+                          timeout=httpx.Timeout(timeout))
+    return Transport(client, "kubelite.embedded", embedded=True, verbosity=verbosity, closer=store.close)
