@@ -72,7 +72,7 @@ def decode_bytes(data: bytes, source: str) -> str:
         head = data[: exc.start].decode("utf-8")
         problem = "control characters are not allowed" if _has_control(head) else "invalid leading UTF-8 octet"
         raise ManifestError(
-            f"error parsing {source}: error converting YAML to JSON: yaml: {problem} (line {line})",
+            f"error parsing {source}: error converting YAML to JSON: yaml: {problem}",
             source, line) from None
 
 
