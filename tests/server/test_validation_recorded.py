@@ -268,3 +268,33 @@ def test_kubectl_create_errors_from_defaults(name):
     detail = err.message.split(" is invalid: ", 1)[1]
     expected = (DEFAULTS / f"{name}.create-error.txt").read_text().strip()
     assert f'The {obj["kind"]} "{obj["metadata"]["name"]}" is invalid: {detail}' == expected
+
+
+CR_CASES = [
+    "invalid-cr-schema-violations",
+    "invalid-cr-cel-rule",
+    "invalid-cr-missing-required",
+    "invalid-cr-missing-spec",
+    "invalid-cr-wrong-type",
+]
+
+
+@pytest.mark.parametrize("name", CR_CASES)
+def test_custom_resource_422(name):
+    """Causes match; their order follows Go map iteration on the server, so
+    the message is compared only for single-cause cases."""
+    import yaml
+
+    from kubelite.server.admission import crd
+
+    definition = defaults.apply_defaults(yaml.safe_load((DEFAULTS / "crd-rich.in.yaml").read_text()))
+    _, path, body = _request(name)
+    body["metadata"]["namespace"] = _namespace(path)
+    obj = crd.prepare_custom_resource_for_create(body, definition)
+    causes = validate(obj) + crd.validate_custom_resource(obj, definition)
+    got = errors.invalid("rc.example.com", "Widget", obj["metadata"]["name"], causes).to_status()
+    want = _expected(name)
+    key = lambda c: (c["field"], c["reason"], c["message"])  # noqa: E731
+    assert sorted(got["details"]["causes"], key=key) == sorted(want["details"]["causes"], key=key)
+    if len(want["details"]["causes"]) == 1:
+        assert got == want

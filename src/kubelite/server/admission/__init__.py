@@ -22,7 +22,8 @@ Update (PUT/PATCH result ``new`` replacing stored ``old``)::
     causes = validation.validate(new, old)
     new["metadata"]["generation"] = generation.next_generation(old, new, status_subresource=...)
 
-A CRD's status (NamesAccepted/Established) comes from
+Custom resources are validated with ``crd.validate_custom_resource(obj, crd_object)``
+(after ``validation.validate`` for the metadata).  A CRD's status (NamesAccepted/Established) comes from
 ``crd.crd_initial_status(defaulted_crd, now)``.
 """
 

@@ -143,3 +143,245 @@ def crd_initial_status(crd: dict, now: str) -> dict:
         "acceptedNames": names,
         "storedVersions": storage,
     }
+
+
+# --- validation -------------------------------------------------------------------
+
+import re as _re
+
+from kubelite.server.admission import field as _F
+
+_CEL_PLACEHOLDER = (
+    "some validation rules were not checked because the object was invalid; "
+    "correct the existing errors to complete validation"
+)
+_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool}
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _type_ok(value: Any, expected: str) -> bool:
+    if expected == "integer":
+        return isinstance(value, int) and not isinstance(value, bool) or (
+            isinstance(value, float) and value.is_integer()
+        )
+    if expected == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    kind = _JSON_TYPES.get(expected)
+    return kind is None or isinstance(value, kind)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _schema_errors(value: Any, schema: dict, path: str) -> list:
+    errs: list = []
+    if value is None:
+        return errs
+    expected = schema.get("type")
+    if expected and not _type_ok(value, expected):
+        return [
+            _F.type_invalid(
+                path, _type_name(value), f'{path} in body must be of type {expected}: "{_type_name(value)}"'
+            )
+        ]
+    if "enum" in schema and value not in schema["enum"]:
+        errs.append(_F.not_supported(path, value, [str(v) for v in schema["enum"]]))
+    if isinstance(value, str):
+        pattern = schema.get("pattern")
+        if pattern and not _re.search(pattern, value):
+            errs.append(_F.invalid(path, value, f"{path} in body should match '{pattern}'"))
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            errs.append(_F.too_long(path, schema["maxLength"]))
+        if "minLength" in schema and len(value) < schema["minLength"]:
+            errs.append(
+                _F.invalid(path, value, f"{path} in body should be at least {schema['minLength']} chars long")
+            )
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema:
+            if schema.get("exclusiveMinimum") and value <= schema["minimum"]:
+                errs.append(_F.invalid(path, value, f"{path} in body should be greater than {schema['minimum']}"))
+            elif value < schema["minimum"]:
+                errs.append(
+                    _F.invalid(path, value, f"{path} in body should be greater than or equal to {schema['minimum']}")
+                )
+        if "maximum" in schema:
+            if schema.get("exclusiveMaximum") and value >= schema["maximum"]:
+                errs.append(_F.invalid(path, value, f"{path} in body should be less than {schema['maximum']}"))
+            elif value > schema["maximum"]:
+                errs.append(
+                    _F.invalid(path, value, f"{path} in body should be less than or equal to {schema['maximum']}")
+                )
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        for name in schema.get("required") or []:
+            if name not in value:
+                errs.append(_F.required(_join(path, name), ""))
+        for name, child in props.items():
+            if name in value and isinstance(child, dict):
+                errs += _schema_errors(value[name], child, _join(path, name))
+        additional = schema.get("additionalProperties")
+        if isinstance(additional, dict):
+            for name, child_value in value.items():
+                if name not in props:
+                    errs += _schema_errors(child_value, additional, _join(path, name))
+    if isinstance(value, list):
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            errs.append(_F.too_many(path, len(value), schema["maxItems"]))
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            errs.append(_F.invalid(path, len(value), f"{path} in body should have at least {schema['minItems']} items"))
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for i, item in enumerate(value):
+                errs += _schema_errors(item, items, f"{path}[{i}]")
+    return errs
+
+
+def _list_type_errors(value: Any, schema: dict, path: str) -> list:
+    errs: list = []
+    if isinstance(value, dict):
+        for name, child in (schema.get("properties") or {}).items():
+            if name in value and isinstance(child, dict):
+                errs += _list_type_errors(value[name], child, _join(path, name))
+    elif isinstance(value, list):
+        list_type = schema.get("x-kubernetes-list-type")
+        seen: list = []
+        for i, item in enumerate(value):
+            if list_type == "set":
+                if item in seen:
+                    errs.append(_F.duplicate(f"{path}[{i}]", item))
+                seen.append(item)
+            elif list_type == "map" and isinstance(item, dict):
+                key = tuple(item.get(k) for k in schema.get("x-kubernetes-list-map-keys") or [])
+                if key in seen:
+                    errs.append(_F.duplicate(f"{path}[{i}]", _F.GoRepr(
+                        "map[string]interface {}{" + ", ".join(
+                            f'"{k}":{_F.go_value(v)}' for k, v in zip(schema.get("x-kubernetes-list-map-keys"), key)
+                        ) + "}")))
+                seen.append(key)
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for i, item in enumerate(value):
+                errs += _list_type_errors(item, items, f"{path}[{i}]")
+    return errs
+
+
+def _has_cel_rules(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("x-kubernetes-validations"):
+        return True
+    children = list((schema.get("properties") or {}).values())
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            children.append(schema[key])
+    return any(_has_cel_rules(c) for c in children)
+
+
+_SIMPLE_RULE = _re.compile(r"\s*self((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(<=|>=|==|!=|<|>)\s*(-?[0-9]+|'[^']*'|\"[^\"]*\")\s*\Z")
+
+
+def _eval_simple_rule(rule: str, value: Any) -> bool | None:
+    """Evaluate ``self.a.b <op> literal``; ``None`` when the rule is beyond this subset."""
+    match = _SIMPLE_RULE.match(rule)
+    if not match:
+        return None
+    target: Any = value
+    for part in filter(None, match.group(1).split(".")):
+        if not isinstance(target, dict) or part not in target:
+            return None  # CEL would report "no such key"; not modelled
+        target = target[part]
+    literal_text = match.group(3)
+    literal: Any = int(literal_text) if literal_text.lstrip("-").isdigit() else literal_text[1:-1]
+    if type(target) is not type(literal):
+        return None
+    op = match.group(2)
+    return {
+        "<=": target <= literal, ">=": target >= literal, "<": target < literal,
+        ">": target > literal, "==": target == literal, "!=": target != literal,
+    }[op]
+
+
+def _cel_errors(value: Any, schema: dict, path: str) -> list:
+    errs: list = []
+    if not isinstance(schema, dict) or value is None:
+        return errs
+    for rule in schema.get("x-kubernetes-validations") or []:
+        ok = _eval_simple_rule(rule.get("rule", ""), value)
+        if ok is False:
+            message = rule.get("message") or f"failed rule: {rule.get('rule')}"
+            errs.append(_F.invalid(path, _type_name(value), message))
+    if isinstance(value, dict):
+        for name, child in (schema.get("properties") or {}).items():
+            if name in value:
+                errs += _cel_errors(value[name], child, _join(path, name))
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            errs += _cel_errors(item, schema["items"], f"{path}[{i}]")
+    return errs
+
+
+def _scale_errors(obj: dict, crd: dict, version: str) -> list:
+    item = _version(crd, version) or {}
+    scale = (item.get("subresources") or {}).get("scale")
+    if not isinstance(scale, dict) or not scale.get("specReplicasPath"):
+        return []
+    path = scale["specReplicasPath"]
+    target: Any = obj
+    for part in path.lstrip(".").split("."):
+        if not isinstance(target, dict) or part not in target:
+            return []
+        target = target[part]
+    if isinstance(target, bool) or not isinstance(target, int):
+        return [
+            _F.invalid(path, 0, f"{path} accessor error: {target} is of the type {_go_type(target)}, expected int64")
+        ]
+    if target < 0:
+        return [_F.invalid(path, target, "should be a non-negative integer")]
+    return []
+
+
+def _go_type(value: Any) -> str:
+    return {str: "string", bool: "bool", float: "float64", list: "[]interface {}", dict: "map[string]interface {}"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def validate_custom_resource(obj: dict, crd: dict) -> list:
+    """Causes for a custom resource against its CRD (after pruning/defaulting).
+
+    Order: OpenAPI schema, scale ``specReplicasPath``, list-type
+    uniqueness, then CEL rules.  kube-apiserver visits object properties in
+    Go map order (random); here they follow the schema's order.  CEL support
+    is limited to ``self.a.b <op> literal`` rules; others are not evaluated.
+    When earlier checks fail and the schema has CEL rules, the server adds
+    its ``<nil>`` "rules were not checked" cause, as here.
+    """
+    version = (obj.get("apiVersion") or "").rsplit("/", 1)[-1]
+    schema = version_schema(crd, version)
+    if not isinstance(schema, dict):
+        return []
+    body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+    errs = _schema_errors(body, schema, "")
+    errs += _scale_errors(obj, crd, version)
+    errs += _list_type_errors(body, schema, "")
+    if errs:
+        if _has_cel_rules(schema):
+            errs.append(_F.invalid("<nil>", "null", _CEL_PLACEHOLDER))
+        return errs
+    return _cel_errors(body, schema, "")
