@@ -199,3 +199,34 @@ def test_status_error_is_exception():
     with pytest.raises(errors.StatusError) as info:
         raise errors.not_found("", "pods", "x")
     assert str(info.value) == 'pods "x" not found'
+
+
+@pytest.mark.parametrize(
+    "name,message",
+    [
+        (
+            "badrequest-empty-body",
+            "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; "
+            "json parse error: unexpected end of JSON input (<empty>)",
+        ),
+        (
+            "badrequest-wrong-group",
+            "the API version in the data (extensions/v1beta1) does not match the expected API version (apps/v1)",
+        ),
+    ],
+)
+def test_to_json_is_byte_exact(name, message):
+    """Go escapes <, > and & in JSON strings."""
+    assert errors.bad_request(message).to_json() == _body("errors", name)
+
+
+def test_invalid_with_go_quoted_value_is_byte_exact():
+    causes = [
+        {
+            "reason": "FieldValueInvalid",
+            "message": "Invalid value: -1: must be greater than or equal to 0",
+            "field": "spec.replicas",
+        }
+    ]
+    err = errors.invalid("apps", "Deployment", "negreplicas", causes)
+    assert err.to_json() == _body("errors", "invalid-deployment-negative-replicas")

@@ -148,7 +148,9 @@ def test_create_422_matches_recording(name):
     override = None
     if name == "create-generatename-invalid":
         override = expected["details"]["name"]  # the server's random suffix
-    assert _create(body, _namespace(path), override) == expected
+    status = _create(body, _namespace(path), override)
+    assert status == expected
+    assert errors.go_json(status) == (ERRORS / f"{name}.body.json").read_bytes()
 
 
 def _old_for(name: str, new: dict) -> dict:
@@ -223,7 +225,9 @@ def _update_status(name: str) -> dict:
 
 @pytest.mark.parametrize("name", UPDATE_EXACT)
 def test_update_422_matches_recording(name):
-    assert _update_status(name) == _expected(name)
+    status = _update_status(name)
+    assert status == _expected(name)
+    assert errors.go_json(status) == (ERRORS / f"{name}.body.json").read_bytes()
 
 
 def _stable_part(message: str) -> tuple[str, str]:

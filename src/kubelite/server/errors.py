@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping
 
 __all__ = [
     "StatusError",
+    "go_json",
     "qualified_resource",
     "qualified_kind",
     "not_found",
@@ -131,8 +132,25 @@ class StatusError(Exception):
             body["code"] = self.code
         return body
 
+    def to_json(self) -> bytes:
+        """The response body bytes exactly as kube-apiserver writes them."""
+        return go_json(self.to_status())
+
     def __repr__(self) -> str:
         return f"StatusError({self.code}, {self.reason!r}, {self.message!r})"
+
+
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def go_json(value: Any) -> bytes:
+    """Compact JSON + newline with Go encoding/json's HTML-safe escapes."""
+    import json
+
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    for raw, escaped in _GO_ESCAPES.items():
+        text = text.replace(raw, escaped)
+    return (text + "\n").encode()
 
 
 def _ordered_cause(cause: Mapping[str, Any]) -> dict:

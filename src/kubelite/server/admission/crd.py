@@ -7,7 +7,10 @@ handling, and the status the apiextensions controllers give a new CRD.
 from __future__ import annotations
 
 import copy
+import re as _re
 from typing import Any
+
+from kubelite.server.admission import field as _F
 
 __all__ = [
     "version_schema",
@@ -16,6 +19,7 @@ __all__ = [
     "apply_schema_defaults",
     "prepare_custom_resource_for_create",
     "crd_initial_status",
+    "validate_custom_resource",
 ]
 
 _ROOT_KEEP = ("apiVersion", "kind", "metadata")
@@ -146,10 +150,6 @@ def crd_initial_status(crd: dict, now: str) -> dict:
 
 
 # --- validation -------------------------------------------------------------------
-
-import re as _re
-
-from kubelite.server.admission import field as _F
 
 _CEL_PLACEHOLDER = (
     "some validation rules were not checked because the object was invalid; "
