@@ -329,3 +329,64 @@ def test_which_kinds_support_strategic_patch(api_version, kind, tmp_path):
         with pytest.raises(PatchError) as err:
             patch_local(obj, patch_text, "strategic")
         assert str(err.value) + "\n" == proc.stderr.removeprefix("error: ")
+
+
+# -- list ordering stress: merge lists and primitive lists with duplicates, deletions,
+# $setElementOrder and lists longer than Go's insertion-sort threshold --------------------
+
+POOL = [f"n{i}" for i in range(16)]
+FINALIZER_POOL = ["f1", "f2", "f3", "f4", "f5", "f6", "10", "9"]
+
+
+def _ordering_object(rng: random.Random) -> dict:
+    names = rng.sample(POOL, rng.randint(0, 15))
+    if names and rng.random() < 0.2:
+        names.append(rng.choice(names))  # a duplicate merge key
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": n, "image": f"i{j}"} for j, n in enumerate(names)]}}
+    finalizers = [rng.choice(FINALIZER_POOL) for _ in range(rng.randint(0, 14))]
+    if finalizers or rng.random() < 0.5:
+        obj["metadata"]["finalizers"] = finalizers
+    return obj
+
+
+def _ordering_patch(rng: random.Random) -> dict:
+    patch: dict = {"spec": {}, "metadata": {}}
+    containers = []
+    for n in rng.sample(POOL, rng.randint(0, 8)):
+        containers.append({"name": n, "$patch": "delete"} if rng.random() < 0.3 else {"name": n, "image": "new"})
+    if rng.random() < 0.1:
+        containers.append({"$patch": "replace"})
+    if containers or rng.random() < 0.3:
+        patch["spec"]["containers"] = containers
+    if rng.random() < 0.6:
+        order = [c["name"] for c in containers if "name" in c and c.get("$patch") != "delete"]
+        for extra in rng.sample(POOL, rng.randint(0, 6)):
+            if extra not in order:
+                order.insert(rng.randint(0, len(order)), extra)
+        patch["spec"]["$setElementOrder/containers"] = [{"name": n} for n in order]
+    # A patch holding both a primitive list and its $deleteFromPrimitiveList is applied in
+    # Go's random map order (kubectl's own answer varies run to run), so use one or the other.
+    if rng.random() < 0.6:
+        patch["metadata"]["finalizers"] = [rng.choice(FINALIZER_POOL) for _ in range(rng.randint(0, 6))]
+    elif rng.random() < 0.6:
+        patch["metadata"]["$deleteFromPrimitiveList/finalizers"] = rng.sample(FINALIZER_POOL, rng.randint(1, 3))
+    if rng.random() < 0.5:
+        order = list(patch["metadata"].get("finalizers", []))
+        for extra in rng.sample(FINALIZER_POOL, rng.randint(0, 4)):
+            if extra not in order:
+                order.insert(rng.randint(0, len(order)), extra)
+        patch["metadata"]["$setElementOrder/finalizers"] = order
+    return patch
+
+
+def _ordering_batches():
+    rng = random.Random(7)
+    for b in range(8):
+        yield pytest.param([_ordering_object(rng) for _ in range(6)], json.dumps(_ordering_patch(rng)),
+                           id=f"ordering{b}")
+
+
+@pytest.mark.parametrize("objects,patch_text", list(_ordering_batches()))
+def test_list_ordering_matches_kubectl(objects, patch_text, tmp_path):
+    test_matches_kubectl(objects, patch_text, tmp_path)

@@ -356,9 +356,15 @@ def stable_sort(data: list, less: Callable[[Any, Any], bool]) -> None:
 
 
 def dedupe_scalars(items: list) -> list:
-    """apimachinery's in-place de-duplication: a duplicate is overwritten by the last element,
-    so the survivors' order is not simply first-occurrence order."""
+    """apimachinery's de-duplication: a duplicate is overwritten by the last element, so the
+    survivors' order is not simply first-occurrence order."""
     s = list(items)
+    return s[: dedupe_in_place(s)]
+
+
+def dedupe_in_place(s: list) -> int:
+    """The same, writing into `s` as Go writes into the slice's backing array (positions past
+    the returned length keep stale values, which aliasing slices can still see)."""
     length = len(s) - 1
     i = 0
     while i < length:
@@ -366,12 +372,22 @@ def dedupe_scalars(items: list) -> list:
         while j <= length:
             if same(s[i], s[j]):
                 s[j] = s[length]
-                s = s[:length]
                 length -= 1
                 j -= 1
             j += 1
         i += 1
-    return s
+    return max(length + 1, 0)
+
+
+def decoded_capacity(n: int) -> int:
+    """cap() of a slice of n elements decoded from JSON: encoding/json appends one element at
+    a time, so capacity follows Go's append growth (doubling below 256 elements)."""
+    if n == 0:
+        return 0
+    cap = 1
+    while cap < n:
+        cap = cap * 2 if cap < 256 else cap + (cap + 768) // 4
+    return cap
 
 
 def type_name(value: Any) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from kubelite.patch._smp_go import deep_equal, dedupe_scalars, fmt_s, fmt_v, kind_of, scalar_key
+from kubelite.patch._smp_go import decoded_capacity, deep_equal, dedupe_in_place, fmt_s, fmt_v, kind_of, scalar_key
 from kubelite.patch._smp_meta import (
     BAD_PRIMITIVE_LIST_FORMAT,
     BAD_RETAIN_KEYS_FORMAT,
@@ -288,8 +288,8 @@ def _merge_list(original: list, patch: list, schema: Any, merge_key: str, opts: 
         if opts.merge_parallel_list and is_delete_list:
             doomed = {scalar_key(v) for v in patch}
             return [v for v in original if scalar_key(v) not in doomed], original
-        merged = dedupe_scalars(original + patch)
-        server_order = original
+        merged, server_order = _merge_scalars(original, patch)
+        view = server_order
     else:
         if not merge_key:
             name = getattr(schema, "type", "struct")
@@ -301,6 +301,16 @@ def _merge_list(original: list, patch: list, schema: Any, merge_key: str, opts: 
     else:
         patch_items, server_only = _partition(merged, patch, merge_key, path)
     return normalize_element_order(patch_items, server_only, patch, server_order, merge_key, kind, path), view
+
+
+def _merge_scalars(original: list, patch: list) -> tuple[list, list]:
+    """Go appends the patch to the original slice and de-duplicates in place. When the
+    original's spare capacity holds the patch, that rewrites the original slice too, and the
+    rewritten one is what orders the result afterwards. Returns (merged, original as seen)."""
+    both = original + patch
+    length = dedupe_in_place(both)
+    shared = len(original) + len(patch) <= decoded_capacity(len(original))
+    return both[:length], (both[: len(original)] if shared else original)
 
 
 def _apply_list_directives(original: list, patch: list, merge_key: str, path: str) -> tuple[list, list, "_GoView"]:
@@ -368,9 +378,7 @@ class _GoView:
 
     def __init__(self, original: list):
         n = len(original)
-        cap = 1
-        while cap < n:
-            cap *= 2
+        cap = decoded_capacity(n)
         self._size = n  # length of the caller's slice header
         self._array = list(original) + [None] * (cap - n)
         self._length = n
