@@ -230,3 +230,26 @@ def test_invalid_with_go_quoted_value_is_byte_exact():
     ]
     err = errors.invalid("apps", "Deployment", "negreplicas", causes)
     assert err.to_json() == _body("errors", "invalid-deployment-negative-replicas")
+
+
+def _options_invalid(kind, cause):
+    return errors.invalid("meta.k8s.io", kind, "", [cause]).to_json()
+
+
+def test_request_option_errors_are_byte_exact():
+    """Query-parameter validation (the HTTP layer's) through the same builders."""
+    from kubelite.server.admission import field
+
+    assert _options_invalid(
+        "CreateOptions", field.not_supported("dryRun", field.GoRepr('[]string{"Foo"}'), ["All"])
+    ) == _body("errors", "badrequest-invalid-dryrun")
+    assert _options_invalid(
+        "DeleteOptions",
+        field.not_supported("propagationPolicy", "Sometimes", ["Foreground", "Background", "Orphan", "nil"]),
+    ) == _body("errors", "badrequest-invalid-propagationpolicy")
+    assert _options_invalid(
+        "CreateOptions", field.not_supported("fieldValidation", "Bogus", ["", "Ignore", "Strict", "Warn"])
+    ) == _body("errors", "badrequest-invalid-fieldvalidation")
+    assert _options_invalid("CreateOptions", field.too_long("fieldManager", 128)) == _body(
+        "errors", "badrequest-fieldmanager-too-long"
+    )

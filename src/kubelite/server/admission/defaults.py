@@ -501,6 +501,7 @@ def _rules_null(obj: dict) -> None:
 
 
 def _binding_subjects(obj: dict) -> None:
+    _default(_d(obj, "roleRef"), "apiGroup", "rbac.authorization.k8s.io")
     for subject in _dicts(obj.get("subjects")):
         if subject.get("kind") in ("User", "Group"):
             _default(subject, "apiGroup", "rbac.authorization.k8s.io")

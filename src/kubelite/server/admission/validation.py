@@ -563,15 +563,8 @@ def _replicas_and_template(spec: dict, path: Path, *, restart_always: bool = Tru
     selector = spec.get("selector")
     template = _map(spec.get("template"))
     template_labels = _map(template.get("metadata")).get("labels")
-    if selector is not None and not _selector_empty(selector) and not selector_matches(selector, template_labels):
-        errs.append(
-            F.invalid(
-                path.child("template", "metadata", "labels"),
-                GoRepr(_go_string_map(template_labels)),
-                "`selector` does not match template `labels`",
-            )
-        )
-    elif selector is None:
+    # A missing selector selects nothing; an empty one everything (not checked).
+    if selector is None or (not _selector_empty(selector) and not selector_matches(selector, template_labels)):
         errs.append(
             F.invalid(
                 path.child("template", "metadata", "labels"),
@@ -998,12 +991,6 @@ def _role_binding(obj: dict) -> Causes:
     return errs
 
 
-def _fix_role_binding_group_order(errs: Causes) -> Causes:
-    # A RoleBinding without roleRef decodes with apiGroup defaulted by the
-    # server, so only kind and name complaints appear.
-    return [e for e in errs if e["field"] != "roleRef.apiGroup"]
-
-
 def _priority_class(obj: dict) -> Causes:
     errs: Causes = []
     name = _map(obj.get("metadata")).get("name") or ""
@@ -1099,15 +1086,9 @@ def validate_create(obj: dict, *, namespaced: bool | None = None) -> Causes:
     known_namespaced, name_fn, body = _KINDS.get(gk, (True, N.name_is_dns_subdomain, None))
     if namespaced is None:
         namespaced = known_namespaced
-    if gk == ("", "Pod"):
-        # Pod names only need to be DNS subdomains; same function, named for clarity.
-        pass
     errs = validate_object_meta(obj.get("metadata"), namespaced, name_fn)
     if body is not None:
-        body_errs = body(obj)
-        if gk[1] in ("RoleBinding", "ClusterRoleBinding") and not _map(obj.get("roleRef")):
-            body_errs = _fix_role_binding_group_order(body_errs)
-        errs += body_errs
+        errs += body(obj)
     return errs
 
 
