@@ -37,6 +37,21 @@ def containers(draw):
 
 
 @st.composite
+def volumes(draw):
+    """Volumes are merged by name and carry retainKeys: switching source must drop the old one."""
+    out = []
+    for name in draw(st.lists(st.sampled_from(["data", "cfg", "tmp"]), unique=True, max_size=3)):
+        source = draw(st.sampled_from([
+            {"emptyDir": {}},
+            {"emptyDir": {"medium": "Memory"}},
+            {"configMap": {"name": "cm"}},
+            {"hostPath": {"path": "/tmp", "type": "Directory"}},
+        ]))
+        out.append({"name": name, **copy.deepcopy(source)})
+    return out
+
+
+@st.composite
 def deployments(draw):
     meta: dict = {"name": "web"}
     if draw(st.booleans()):
@@ -45,7 +60,13 @@ def deployments(draw):
         meta["annotations"] = draw(st.dictionaries(st.sampled_from(["n1", "n2"]), small_text, max_size=2))
     if draw(st.booleans()):
         meta["finalizers"] = draw(st.lists(st.sampled_from(FINALIZERS), unique=True, max_size=4))
-    spec: dict = {"template": {"spec": {"containers": draw(containers())}}}
+    pod: dict = {"containers": draw(containers())}
+    if draw(st.booleans()):
+        pod["volumes"] = draw(volumes())
+    if draw(st.booleans()):
+        pod["tolerations"] = [{"key": k, "operator": "Exists"}
+                              for k in draw(st.lists(st.sampled_from(["a", "b", "c"]), max_size=3))]
+    spec: dict = {"template": {"spec": pod}}
     if draw(st.booleans()):
         spec["replicas"] = draw(st.integers(0, 5))
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": spec}

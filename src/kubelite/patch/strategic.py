@@ -26,8 +26,8 @@ __all__ = ["apply", "create_two_way", "create_three_way", "to_json", "sort_merge
 
 def apply(doc: Any, patch: Any, schema: Any) -> dict:
     """StrategicMergePatch: `patch` applied to `doc` (each a dict, JSON text or None = {})."""
-    original = _load(doc)
-    patch_map = _load(patch)
+    original = _load(doc, empty_ok=False)
+    patch_map = _load(patch, empty_ok=False)
     if schema is None:
         return _merge_patch().apply(original, patch_map)
     from kubelite.patch._smp_merge import APPLY, merge_map
@@ -94,8 +94,10 @@ def sort_merge_lists(doc: dict, schema: Any) -> dict:
 # -- boundary helpers ------------------------------------------------------------------------
 
 
-def _load(value: Any) -> dict:
-    """A document as a dict: dicts pass, None is {}, text must be a JSON object."""
+def _load(value: Any, empty_ok: bool = True) -> dict:
+    """A document as a dict: dicts pass, None is {}, text must be a JSON object (or "null";
+    empty text counts as {} when creating patches, but is invalid when applying one, as in
+    apimachinery)."""
     if value is None:
         return {}
     if isinstance(value, dict):
@@ -106,7 +108,7 @@ def _load(value: Any) -> dict:
         except UnicodeDecodeError:
             raise fail(BAD_JSON_DOC) from None
     if isinstance(value, str):
-        if not value:
+        if not value and empty_ok:
             return {}
         try:
             parsed = json.loads(value, parse_constant=_reject_constant)
