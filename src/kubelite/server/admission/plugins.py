@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import ipaddress
 import random
-import string
 from typing import Iterable, Mapping
 
 from kubelite.server import errors

@@ -522,6 +522,17 @@ def _config_map(obj: dict) -> Causes:
     return _config_data(obj)
 
 
+def _decoded_size(value: Any) -> int:
+    """Secret data is limited by its decoded size (base64 is decoded on the wire)."""
+    import base64
+    import binascii
+
+    try:
+        return len(base64.b64decode(str(value or ""), validate=True))
+    except (binascii.Error, ValueError):
+        return len(str(value or ""))
+
+
 _SECRET_REQUIRED_KEYS = {
     "kubernetes.io/dockerconfigjson": (".dockerconfigjson",),
     "kubernetes.io/dockercfg": (".dockercfg",),
@@ -536,7 +547,7 @@ def _secret(obj: dict) -> Causes:
     for key, value in sorted(data.items()):
         kp = Path("data").key(key)
         errs += [F.invalid(kp, key, m) for m in N.is_config_map_key(key)]
-        total += len(str(value or ""))
+        total += _decoded_size(value)
     if total > MAX_CONFIG_DATA_SIZE:
         errs.append(F.too_long("data", MAX_CONFIG_DATA_SIZE))
     secret_type = obj.get("type")
@@ -544,7 +555,7 @@ def _secret(obj: dict) -> Causes:
         annotations = _map(_map(obj.get("metadata")).get("annotations"))
         if not annotations.get("kubernetes.io/service-account.name"):
             errs.append(
-                F.required(Path("metadata", ).child("annotations").key("kubernetes.io/service-account.name"), "")
+                F.required(Path("metadata").child("annotations").key("kubernetes.io/service-account.name"), "")
             )
     for key in _SECRET_REQUIRED_KEYS.get(secret_type or "", ()):
         if key not in data:
@@ -558,7 +569,7 @@ def _secret(obj: dict) -> Causes:
     return errs
 
 
-def _replicas_and_template(spec: dict, path: Path, *, restart_always: bool = True) -> Causes:
+def _replicas_and_template(spec: dict, path: Path) -> Causes:
     errs: Causes = []
     selector = spec.get("selector")
     template = _map(spec.get("template"))
@@ -576,9 +587,9 @@ def _replicas_and_template(spec: dict, path: Path, *, restart_always: bool = Tru
     claims = [_map(_map(c).get("metadata")).get("name") for c in _dicts(spec.get("volumeClaimTemplates"))]
     errs += validate_pod_template(template, path.child("template"), [c for c in claims if c])
     restart = _map(template.get("spec")).get("restartPolicy")
-    if restart_always and restart != "Always":
+    if restart != "Always":
         errs.append(F.not_supported(path.child("template", "spec", "restartPolicy"), restart or "", ("Always",)))
-    if restart_always and _map(template.get("spec")).get("activeDeadlineSeconds") is not None:
+    if _map(template.get("spec")).get("activeDeadlineSeconds") is not None:
         errs.append(
             F.forbidden(
                 path.child("template", "spec", "activeDeadlineSeconds"),
@@ -730,7 +741,7 @@ def _stateful_set(obj: dict) -> Causes:
     return errs + _selector_and_template(spec, path, "statefulset")
 
 
-def _job_spec(spec: dict, path: Path, *, uid_selector: bool) -> Causes:
+def _job_spec(spec: dict, path: Path) -> Causes:
     errs: Causes = []
     for key in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds", "ttlSecondsAfterFinished"):
         errs += _nonnegative(spec.get(key), path.child(key))
@@ -781,7 +792,7 @@ def job_spec_errors(obj: dict) -> Causes:
                     "`selector` does not match template `labels`",
                 )
             )
-    return errs + _job_spec(spec, path, uid_selector=True)
+    return errs + _job_spec(spec, path)
 
 
 def _cron_schedule_errors(schedule: str) -> list[str]:
@@ -803,7 +814,7 @@ def _cron_job(obj: dict) -> Causes:
     errs: Causes = []
     name = _map(obj.get("metadata")).get("name") or ""
     if len(name) > 52:
-        errs.append(F.invalid(Path("metadata", ).child("name"), name, "must be no more than 52 characters"))
+        errs.append(F.invalid(Path("metadata").child("name"), name, "must be no more than 52 characters"))
     schedule = spec.get("schedule") or ""
     if not schedule:
         errs.append(F.required(path.child("schedule"), ""))
@@ -813,7 +824,7 @@ def _cron_job(obj: dict) -> Causes:
     if policy not in ("Allow", "Forbid", "Replace"):
         errs.append(F.not_supported(path.child("concurrencyPolicy"), policy or "", ("Allow", "Forbid", "Replace")))
     job_spec = _map(_map(spec.get("jobTemplate")).get("spec"))
-    errs += _job_spec(job_spec, path.child("jobTemplate", "spec"), uid_selector=False)
+    errs += _job_spec(job_spec, path.child("jobTemplate", "spec"))
     return errs
 
 
@@ -928,10 +939,6 @@ def _pvc(obj: dict) -> Causes:
     return _pvc_spec(_map(obj.get("spec")), Path("spec"))
 
 
-def _namespace(obj: dict) -> Causes:
-    return []
-
-
 def _ingress(obj: dict) -> Causes:
     errs: Causes = []
     path = Path("spec")
@@ -1020,7 +1027,7 @@ def _event_v1(obj: dict) -> Causes:
     regarding = _map(obj.get("regarding"))
     errs: Causes = []
     if regarding.get("namespace", "") != namespace and regarding.get("kind") not in ("Node", "Namespace"):
-        errs.append(F.invalid(Path("involvedObject", ).child("namespace"), regarding.get("namespace", ""),
+        errs.append(F.invalid(Path("involvedObject").child("namespace"), regarding.get("namespace", ""),
                               "does not match event.namespace"))
     return errs
 
@@ -1039,7 +1046,7 @@ _KINDS: dict[tuple[str, str], tuple[bool, NameFn, Callable[[dict], Causes] | Non
     ("", "Service"): (True, N.name_is_dns1035_label, _service),
     ("", "ConfigMap"): (True, N.name_is_dns_subdomain, _config_map),
     ("", "Secret"): (True, N.name_is_dns_subdomain, _secret),
-    ("", "Namespace"): (False, N.name_is_dns_label, _namespace),
+    ("", "Namespace"): (False, N.name_is_dns_label, None),
     ("", "ServiceAccount"): (True, N.name_is_dns_subdomain, None),
     ("", "Endpoints"): (True, N.name_is_dns_subdomain, None),
     ("", "PersistentVolumeClaim"): (True, N.name_is_dns_subdomain, _pvc),
