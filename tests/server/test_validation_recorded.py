@@ -302,3 +302,29 @@ def test_custom_resource_422(name):
     assert sorted(got["details"]["causes"], key=key) == sorted(want["details"]["causes"], key=key)
     if len(want["details"]["causes"]) == 1:
         assert got == want
+
+
+@pytest.mark.parametrize("name", ["mutable-pod-image", "immutable-configmap-labels-ok", "update-without-rv"])
+def test_recorded_successful_updates_validate(name):
+    """PUTs the server accepted (200) produce no causes against a plausible old object."""
+    method, _, body = _request(name)
+    assert method == "PUT"
+    new = defaults.apply_defaults(body)
+    old = copy.deepcopy(new)
+    if name == "mutable-pod-image":
+        old["spec"]["containers"][0]["image"] = "nginx:previous"
+    if name == "immutable-configmap-labels-ok":
+        old["metadata"].pop("labels", None)
+    assert validate(new, old) == []
+
+
+def test_annotation_size_limit_boundary():
+    from kubelite.server.admission.validation import TOTAL_ANNOTATION_SIZE_LIMIT
+
+    def cm(size):
+        value = "x" * (size - 1)
+        return {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "a", "namespace": "n", "annotations": {"k": value}}}
+
+    assert validate(cm(TOTAL_ANNOTATION_SIZE_LIMIT)) == []
+    assert [c["field"] for c in validate(cm(TOTAL_ANNOTATION_SIZE_LIMIT + 1))] == ["metadata.annotations"]
