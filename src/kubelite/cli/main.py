@@ -11,6 +11,8 @@ import sys
 COMMANDS: dict[str, str] = {
     "version": "kubelite.cli.version",
     "serve": "kubelite.cli.serve",
+    "apply": "kubelite.cli.apply",
+    "diff": "kubelite.cli.diff",
 }
 
 

@@ -1,0 +1,281 @@
+"""Client-side apply against a cluster: settle, plan, send, retry, report.
+
+One object at a time in dependency order (Namespaces, then CRDs, then the rest; custom
+resources of a CRD applied in the same run wait until it is Established). A failing object
+does not stop the others; every failure is collected and reported at the end.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kubelite.apply import lastapplied
+from kubelite.apply.objects import Item, ObjectError, in_dependency_order, is_crd, settle_namespace
+from kubelite.apply.plan import CREATE, PATCH, UNCHANGED, Action, apply_locally, plan_object
+
+FIELD_MANAGER = "kubectl-client-side-apply"
+MAX_PATCH_RETRIES = 5
+CRD_WAIT_SECONDS = 30.0
+
+
+@dataclass
+class ApplyOptions:
+    dry_run: str = "none"               # none | client | server
+    overwrite: bool = True
+    force: bool = False
+    grace_period: int = -1
+    field_manager: str = FIELD_MANAGER
+    validation: str = "Strict"          # fieldValidation: Strict | Warn | Ignore
+    selector: str | None = None         # -l: only objects whose labels match
+    namespace: str = "default"
+    enforce_namespace: bool = False
+    max_retries: int = MAX_PATCH_RETRIES
+    base: str = "kubectl"               # command name in kubectl's warning texts
+    retry_sleep: float = 1.0
+
+
+@dataclass
+class Outcome:
+    item: Item
+    verb: str = ""
+    obj: dict | None = None     # the object as the server (or the local dry run) left it
+    error: Exception | None = None
+
+
+@dataclass
+class Result:
+    outcomes: list[Outcome] = field(default_factory=list)
+    errors: list[Exception] = field(default_factory=list)
+    visited_uids: set = field(default_factory=set)
+    visited_namespaces: set = field(default_factory=set)
+
+
+class SourcedError(Exception):
+    """A failure with the verb and source kubectl names (`error when creating "f.yaml": ...`)."""
+
+    def __init__(self, verb: str, source: str, cause: Exception):
+        self.verb, self.source, self.cause = verb, source, cause
+        super().__init__(f'error when {verb} "{source}": {cause}' if source else str(cause))
+
+
+class Applier:
+    """Applies items with a kubelite.client Session-like object (discovery + dynamic client)."""
+
+    def __init__(self, session, options: ApplyOptions, *, on_outcome: Callable[[Outcome], None] | None = None,
+                 warn: Callable[[str], None] | None = None):
+        self.session = session
+        self.options = options
+        self.on_outcome = on_outcome or (lambda outcome: None)
+        self.warn = warn or (lambda text: None)
+        self._schemas: dict = {}
+
+    # -- preparation -------------------------------------------------------------------------
+
+    def prepare(self, manifests) -> list[Item]:
+        """Items from manifests (objects with `.obj` and `.source`), filtered by -l."""
+        matches = _selector(self.options.selector)
+        items = []
+        for manifest in manifests:
+            obj = manifest.obj
+            if matches is not None and not matches(obj):
+                continue
+            items.append(Item(obj, manifest.source))
+        return in_dependency_order(items)
+
+    def resolve(self, item: Item) -> None:
+        from kubelite.client.discovery import KindNotFound
+
+        api_version, kind = str(item.obj.get("apiVersion") or ""), str(item.obj.get("kind") or "")
+        try:
+            item.resource = self.session.discovery.for_kind(api_version, kind)
+        except KindNotFound as err:
+            ns = (item.obj.get("metadata") or {}).get("namespace") or ""
+            raise ObjectError(
+                f'resource mapping not found for name: "{item.name}" namespace: "{ns}" from "{item.source}": '
+                f"{err}\nensure CRDs are installed first") from None
+        item.obj = settle_namespace(item.obj, item.resource.namespaced, self.options.namespace,
+                                    self.options.enforce_namespace)
+
+    # -- running -----------------------------------------------------------------------------
+
+    def run(self, items: list[Item]) -> Result:
+        result = Result()
+        if self.options.enforce_namespace:
+            result.visited_namespaces.add(self.options.namespace)
+        for item in items:
+            outcome = self.apply_one(item, result)
+            result.outcomes.append(outcome)
+            if outcome.error is not None:
+                result.errors.append(outcome.error)
+            else:
+                self.on_outcome(outcome)
+        return result
+
+    def apply_one(self, item: Item, result: Result) -> Outcome:
+        try:
+            self.resolve(item)
+        except ObjectError as err:
+            return Outcome(item, error=err)
+        if item.resource.namespaced:
+            result.visited_namespaces.add(item.namespace)
+        try:
+            outcome = self._apply(item)
+        except SourcedError as err:
+            return Outcome(item, error=err)
+        except lastapplied.ConfigurationError as err:
+            return Outcome(item, error=SourcedError("creating", item.source, err))
+        uid = ((outcome.obj or {}).get("metadata") or {}).get("uid")
+        if uid:
+            result.visited_uids.add(uid)
+        if is_crd(item.obj) and self.options.dry_run == "none":
+            self._await_established(item)
+        return outcome
+
+    def _apply(self, item: Item) -> Outcome:
+        from kubelite.client.errors import ApiError, is_not_found
+
+        client, r = self.session.client, item.resource
+        try:
+            live = client.get(r, item.name, item.namespace or None)
+        except ApiError as err:
+            if not is_not_found(err):
+                raise SourcedError("retrieving current configuration of", item.source, err) from None
+            live = None
+        action = self.plan(item, live)
+        for warning in action.warnings:
+            self.warn(warning)
+        if action.verb == CREATE:
+            return self._create(item, action)
+        return self._patch(item, live, action)
+
+    def plan(self, item: Item, live: dict | None) -> Action:
+        from kubelite.apply.patching import ApplyPatchError
+
+        try:
+            return plan_object(item.obj, live, overwrite=self.options.overwrite, schema_for=self.schema_for,
+                               object_name=item.object_name(), base=self.options.base)
+        except ApplyPatchError as err:
+            raise SourcedError("applying patch", item.source, err) from None
+
+    def schema_for(self, api_version: str, kind: str) -> Any:
+        """Strategic-merge metadata for built-in kinds; None (JSON merge patch) for the rest."""
+        key = (api_version, kind)
+        if key not in self._schemas:
+            from kubelite.apply.patching import builtin_schema
+
+            self._schemas[key] = builtin_schema(api_version, kind)
+        return self._schemas[key]
+
+    def _params(self):
+        from kubelite.client.dynamic import WriteParams
+
+        return WriteParams(dry_run=self.options.dry_run == "server", field_manager=self.options.field_manager,
+                           field_validation=self.options.validation)
+
+    def _create(self, item: Item, action: Action) -> Outcome:
+        from kubelite.client.errors import ApiError
+
+        if self.options.dry_run == "client":
+            return Outcome(item, CREATE, action.body)
+        try:
+            created = self.session.client.create(item.resource, item.namespace or None, action.body, self._params())
+        except ApiError as err:
+            raise SourcedError("creating", item.source, err) from None
+        return Outcome(item, CREATE, created)
+
+    def _patch(self, item: Item, live: dict, action: Action) -> Outcome:
+        from kubelite.client.errors import ApiError
+
+        if action.verb == UNCHANGED:
+            return Outcome(item, UNCHANGED, live)
+        if self.options.dry_run == "client":
+            return Outcome(item, PATCH, apply_locally(live, action.patch, self.schema_for))
+        client, r = self.session.client, item.resource
+        attempt = 0
+        while True:
+            try:
+                patched = client.patch(r, item.namespace or None, item.name, action.patch.text(),
+                                       action.patch.content_type, self._params())
+                return Outcome(item, PATCH, patched)
+            except ApiError as err:
+                if err.reason == "Conflict" and attempt < self.options.max_retries:
+                    attempt += 1
+                    if attempt > 1:
+                        time.sleep(self.options.retry_sleep)
+                    live = self._reread(item)
+                    action = self.plan(item, live)
+                    if action.verb == UNCHANGED:
+                        return Outcome(item, UNCHANGED, live)
+                    continue
+                if err.reason in ("Conflict", "Invalid") and self.options.force:
+                    return self._delete_and_create(item, live, action)
+                raise SourcedError("patching", item.source, err) from None
+
+    def _reread(self, item: Item) -> dict:
+        from kubelite.client.errors import ApiError
+
+        try:
+            return self.session.client.get(item.resource, item.name, item.namespace or None)
+        except ApiError as err:
+            raise SourcedError("patching", item.source, err) from None
+
+    def _delete_and_create(self, item: Item, live: dict, action: Action) -> Outcome:
+        """--force: replace an object whose patch the server rejects (kubectl's deleteAndCreate)."""
+        from kubelite.client.errors import ApiError, is_not_found
+
+        client, r, ns = self.session.client, item.resource, item.namespace or None
+        grace = self.options.grace_period if self.options.grace_period >= 0 else None
+        try:
+            client.delete(r, ns, item.name, grace_period_seconds=grace, propagation_policy="Background")
+            deadline = time.monotonic() + CRD_WAIT_SECONDS
+            while time.monotonic() < deadline:
+                try:
+                    client.get(r, item.name, ns)
+                except ApiError as err:
+                    if is_not_found(err):
+                        break
+                    raise
+                time.sleep(0.2)
+            modified, _ = lastapplied.modified_configuration(item.obj)
+            try:
+                return Outcome(item, PATCH, client.create(r, ns, modified, self._params()))
+            except ApiError:
+                restore = {k: v for k, v in live.items() if k != "status"}
+                restore["metadata"] = {k: v for k, v in live["metadata"].items()
+                                       if k not in ("resourceVersion", "uid", "creationTimestamp")}
+                client.create(r, ns, restore, self._params())
+                raise
+        except ApiError as err:
+            raise SourcedError("patching", item.source, err) from None
+
+    def _await_established(self, item: Item) -> None:
+        """Wait until the CRD serves its kind, then let discovery see it."""
+        from kubelite.client.errors import ApiError
+
+        deadline = time.monotonic() + CRD_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                crd = self.session.client.get(item.resource, item.name)
+            except ApiError:
+                return
+            conditions = (crd.get("status") or {}).get("conditions") or []
+            if any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions):
+                break
+            time.sleep(0.1)
+        refresh_discovery(self.session.discovery)
+
+
+def refresh_discovery(discovery) -> None:
+    # Discovery refetches at most once per run on a miss; a CRD created by this run must be
+    # visible to the objects after it, so the cached view is dropped explicitly.
+    discovery._fresh = False
+    discovery.refresh()
+
+
+def _selector(text: str | None):
+    if not text:
+        return None
+    from kubelite.server.selectors import parse_label_selector
+
+    return parse_label_selector(text)
