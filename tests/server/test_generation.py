@@ -89,3 +89,16 @@ def test_manages_generation():
     assert not generation.manages_generation({"apiVersion": "v1", "kind": "ConfigMap"})
     assert not generation.manages_generation({"apiVersion": "v1", "kind": "Pod"})
     assert generation.manages_generation({"apiVersion": "rc.example.com/v1", "kind": "Widget"})
+
+
+def test_new_finalizer_while_deleting_is_the_recorded_422():
+    from kubelite.server import errors
+    from kubelite.server.admission import defaults
+    from kubelite.server.admission.validation import validate
+
+    old = _body("d15-get-deleting")
+    new = json.loads(json.dumps(old))
+    new["metadata"]["finalizers"].append("example.com/another")
+    new = defaults.prepare_for_update(defaults.apply_defaults(new), old)
+    err = errors.invalid("apps", "Deployment", "gen", validate(new, old))
+    assert err.to_json() == (META / "d16-add-finalizer-while-deleting.body.json").read_bytes()

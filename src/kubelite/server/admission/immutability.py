@@ -50,13 +50,25 @@ def _diff(old: Any, new: Any) -> str:
 
 
 def _meta_update(new: dict, old: dict) -> list:
+    """ObjectMeta rules on update (resourceVersion presence is the storage
+    layer's check; system timestamps were restored by prepare_for_update)."""
     errs = []
-    new_meta, old_meta = _map(new.get("metadata")), _map(old.get("metadata"))
-    for key in ("name", "namespace"):
-        if new_meta.get(key, "") != old_meta.get(key, ""):
-            errs.append(F.invalid(Path("metadata").child(key), new_meta.get(key, ""), FIELD_IMMUTABLE))
-    if new_meta.get("uid") and old_meta.get("uid") and new_meta["uid"] != old_meta["uid"]:
-        errs.append(F.invalid(Path("metadata").child("uid"), new_meta["uid"], FIELD_IMMUTABLE))
+    meta, old_meta = _map(new.get("metadata")), _map(old.get("metadata"))
+    if old_meta.get("deletionTimestamp"):
+        added = [f for f in meta.get("finalizers") or [] if f not in (old_meta.get("finalizers") or [])]
+        if added:
+            errs.append(
+                F.forbidden(
+                    Path("metadata").child("finalizers"),
+                    "no new finalizers can be added if the object is being deleted, "
+                    f"found new finalizers {V._go_string_slice(added)}",
+                )
+            )
+    for key in ("name", "namespace", "uid"):
+        if meta.get(key, "") != old_meta.get(key, "") and not (key == "uid" and not meta.get(key)):
+            errs.append(F.invalid(Path("metadata").child(key), meta.get(key, ""), FIELD_IMMUTABLE))
+    errs += V.validate_labels(meta.get("labels"), Path("metadata").child("labels"))
+    errs += V.validate_annotations(meta.get("annotations"), Path("metadata").child("annotations"))
     return errs
 
 
@@ -239,13 +251,28 @@ _NO_CREATE_RULES = {("scheduling.k8s.io", "PriorityClass"), ("", "Pod"), ("", "P
 
 
 def validate_update(new: dict, old: dict, *, namespaced: bool | None = None) -> list:
-    """Causes for replacing ``old`` by ``new`` (both defaulted)."""
+    """Causes for replacing ``old`` by ``new`` (both defaulted, ``new`` passed
+    through prepare_for_update).
+
+    As in kube-apiserver, generic ObjectMeta checks run first and the kind's
+    own update rules (which repeat the ObjectMeta update checks) follow, so a
+    metadata problem is listed twice in the causes (once in the message).
+    """
     gk = group_kind(new)
+    if namespaced is None:
+        namespaced = V.kind_is_namespaced(new)
     meta_errs = _meta_update(new, old)
+    common = V.validate_object_meta(new.get("metadata"), namespaced, _path_segment_name) + meta_errs
     immut = _UPDATE.get(gk, lambda n, o: [])(new, old)
     if gk in _NO_CREATE_RULES:
-        return meta_errs + immut
-    create = V.validate_create(new, namespaced=namespaced)
+        return common + meta_errs + immut
+    body = V.validate_body(new)
     if gk in _IMMUTABILITY_FIRST:
-        return meta_errs + immut + create
-    return meta_errs + create + immut
+        return common + meta_errs + immut + body
+    return common + meta_errs + body + immut
+
+
+def _path_segment_name(name: str, prefix: bool) -> list:
+    from kubelite.server.admission import names
+
+    return names.is_path_segment_name(name)

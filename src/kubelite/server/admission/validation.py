@@ -1093,10 +1093,18 @@ def validate_create(obj: dict, *, namespaced: bool | None = None) -> Causes:
     known_namespaced, name_fn, body = _KINDS.get(gk, (True, N.name_is_dns_subdomain, None))
     if namespaced is None:
         namespaced = known_namespaced
-    errs = validate_object_meta(obj.get("metadata"), namespaced, name_fn)
-    if body is not None:
-        errs += body(obj)
-    return errs
+    return validate_object_meta(obj.get("metadata"), namespaced, name_fn) + validate_body(obj)
+
+
+def validate_body(obj: dict) -> Causes:
+    """The kind-specific rules (everything but ObjectMeta)."""
+    body = _KINDS.get(group_kind(obj), (True, None, None))[2]
+    return body(obj) if body is not None else []
+
+
+def kind_is_namespaced(obj: dict) -> bool:
+    """Scope of a built-in kind (unknown kinds are taken as namespaced)."""
+    return _KINDS.get(group_kind(obj), (True, None, None))[0]
 
 
 def validate(obj: dict, old: dict | None = None, *, namespaced: bool | None = None) -> Causes:
