@@ -49,7 +49,7 @@ TRICKY_STRINGS = [
 
 TRICKY_KEYS = ["a", "B", "Z", "_x", "1", "9", "10", "a2", "a10", "a02", "a1", "é", "b", "Yes", "true",
                "null", "", " ", "a b", "k8s.io/x", "x" * 130, "multi\nline", "0", "00", "01", "a0", "a00",
-               "-", "~", "ab1c", "ab01c", "AB", "aB", "a_b", "a-b", "a.b", "a/b", "[x]", "{x}"]
+               "-", "~", "<<", "ab1c", "ab01c", "AB", "aB", "a_b", "a-b", "a.b", "a/b", "[x]", "{x}"]
 
 TRICKY_NUMBERS = [0, 1, -1, 2 ** 31, -(2 ** 31), 2 ** 53, 2 ** 63 - 1, -(2 ** 63), 0.5, -0.5, 0.1, 1.5e-7,
                   1e-6, 1e-5, 0.0001, 123456.789, 999999.0, 1e6, 1234567.0, 1e20, 1e21, 1e22, 1.7976931348623157e308,
@@ -183,3 +183,30 @@ def test_yaml_refuses_what_kubectl_cannot_print(text, tmp_path):
     assert str(caught.value) in done.stderr
     # JSON has no such limit
     assert to_json(obj) == _kubectl(path, "json")
+
+
+# -- hypothesis-chosen objects, a batch per example ------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x7f\ufffe\uffff"
+                                       + "".join(chr(c) for c in range(0x80, 0xA0) if c != 0x85)), max_size=40)
+_KEYS = _TEXT.filter(lambda k: "\x85" not in k)  # kubectl cannot print such keys as YAML
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2 ** 63), 2 ** 63 - 1),
+                     st.floats(allow_nan=False, allow_infinity=False), _TEXT,
+                     st.sampled_from(TRICKY_STRINGS[:120]))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                         st.dictionaries(_KEYS, inner, max_size=4)), max_leaves=12)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.dictionaries(_KEYS, _VALUES, max_size=5), min_size=30, max_size=30))
+def test_generated_objects_print_as_kubectl(specs):
+    import tempfile
+
+    objs = [_object(f"h{i}", spec) for i, spec in enumerate(specs)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt in ("yaml", "json"):
+            same, failures = _compare(objs, pathlib.Path(tmp), fmt)
+            assert not failures, "\n".join(failures[:5])
