@@ -1,0 +1,9 @@
+"""Server-side printing: the meta.k8s.io Tables of kube-apiserver 1.32.
+
+Column sets, priorities and cell rules follow kube-apiserver's built-in printers; custom
+resources use their CRD's additionalPrinterColumns; other kinds get Name / Created At.
+"""
+from kubelite.server.printers.formats import human_duration
+from kubelite.server.printers.table import BUILTIN_PRINTERS, TableError, build_table, printer_for
+
+__all__ = ["build_table", "printer_for", "human_duration", "TableError", "BUILTIN_PRINTERS"]

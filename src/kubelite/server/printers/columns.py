@@ -1,0 +1,70 @@
+"""Column definitions of server-side Tables.
+
+A column's description is either literal text or a reference to the documentation of an
+API field (resolved from the Kubernetes 1.32 OpenAPI definitions shipped with
+kubernetes-validate), which is where kube-apiserver's own descriptions come from.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Union
+
+META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+CORE = "io.k8s.api.core.v1."
+APPS = "io.k8s.api.apps.v1."
+BATCH = "io.k8s.api.batch.v1."
+
+
+@dataclass(frozen=True)
+class Doc:
+    """The description of field `field` of OpenAPI definition `definition`."""
+
+    definition: str
+    field: str
+
+
+Description = Union[str, Doc]
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+    description: Description
+    priority: int = 0
+    format: str = ""
+
+    def definition(self) -> dict:
+        return {"name": self.name, "type": self.type, "format": self.format,
+                "description": describe(self.description), "priority": self.priority}
+
+
+@functools.lru_cache(maxsize=None)
+def _field_docs(definition: str, field: str) -> str:
+    from kubelite.schema.builtin import builtin_definitions
+
+    node = builtin_definitions("1.32").definitions.get(definition) or {}
+    prop = (node.get("properties") or {}).get(field) or {}
+    return prop.get("description", "")
+
+
+def describe(description: Description) -> str:
+    if isinstance(description, Doc):
+        return _field_docs(description.definition, description.field)
+    return description
+
+
+def col(name: str, description: Description, type_: str = "string", priority: int = 0,
+        format_: str = "") -> Column:
+    return Column(name, type_, description, priority, format_)
+
+
+NAME = col("Name", Doc(META, "name"), format_="name")
+AGE = col("Age", Doc(META, "creationTimestamp"))
+CONTAINERS = col("Containers", "Names of each container in the template.", priority=1)
+IMAGES = col("Images", "Images referenced by each container in the template.", priority=1)
+
+# Default convertor (kinds without a printer) and custom resources without printer columns.
+CREATED_AT = col("Created At", Doc(META, "creationTimestamp"), "date")
+AGE_DATE = col("Age", Doc(META, "creationTimestamp"), "date")

@@ -1,0 +1,7 @@
+"""Server-side printing entry point (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`).
+
+The implementation lives in `kubelite.server.printers`; this module is the stable import path.
+"""
+from kubelite.server.printers import BUILTIN_PRINTERS, TableError, build_table, human_duration, printer_for
+
+__all__ = ["build_table", "printer_for", "human_duration", "TableError", "BUILTIN_PRINTERS"]
