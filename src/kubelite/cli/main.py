@@ -13,6 +13,11 @@ COMMANDS: dict[str, str] = {
     "serve": "kubelite.cli.serve",
     "apply": "kubelite.cli.apply",
     "diff": "kubelite.cli.diff",
+    "get": "kubelite.cli.get",
+    "create": "kubelite.cli.create",
+    "replace": "kubelite.cli.replace",
+    "delete": "kubelite.cli.delete",
+    "config": "kubelite.cli.config",
 }
 
 

@@ -1,0 +1,591 @@
+"""What every object command shares: flags, the session, the resource builder, printers and
+kubectl's error reporting.
+
+A command module does::
+
+    parser = common.parser("get", "Display one or many resources.", EXAMPLES)
+    common.add_connection_flags(parser) ...
+    return common.run(parser, argv, body)     # body(args) -> int; never a traceback
+
+`run` turns every failure into kubectl's lines on stderr and exit 1.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+# -- failures -------------------------------------------------------------------------------------
+
+
+class CommandError(Exception):
+    """A failure whose message is exactly the line(s) to print (kubectl's `error: ...`)."""
+
+
+class UsageError(CommandError):
+    """Bad flags or arguments; printed with kubectl's `See '... -h' for help` hint."""
+
+
+class Failed(Exception):
+    """Errors were already reported; exit with `code`."""
+
+    def __init__(self, code: int = 1):
+        super().__init__(code)
+        self.code = code
+
+
+def error_message(err: BaseException) -> str:
+    """kubectl's line for one error (StandardErrorMessage, then the `error: ` fallback)."""
+    from kubelite.client.errors import ApiError, ConnectionFailed, ResourceTypeNotFound
+
+    if isinstance(err, ApiError):
+        if err.reason == "Invalid" and err.details:
+            return _invalid_message(err)
+        if err.reason == "Unauthorized":
+            return f"error: You must be logged in to the server ({err.message})"
+        if err.reason:
+            return f"Error from server ({err.reason}): {err.message}"
+        return f"Error from server: {err.message}"
+    if isinstance(err, ConnectionFailed):
+        return str(err)
+    if isinstance(err, ResourceTypeNotFound):
+        return f"error: {err}"
+    text = str(err) if isinstance(err, CommandError) else _plain(err)
+    if isinstance(err, CommandError) and (text.startswith("error: ") or text.startswith("Error")):
+        return text
+    return text if text.startswith("error: ") else f"error: {text}"
+
+
+def _plain(err: BaseException) -> str:
+    from kubelite.client.kubeconfig import ConfigError
+
+    if isinstance(err, ConfigError):
+        return str(err)
+    text = str(err)
+    return text or type(err).__name__
+
+
+def _invalid_message(err) -> str:
+    details = err.details
+    kind, name = details.get("kind") or "", details.get("name") or ""
+    head = f'The {kind} "{name}" is invalid' if kind or name else "The request is invalid"
+    causes = [c for c in details.get("causes") or () if isinstance(c, dict)]
+    if not causes:
+        return head
+    texts = [f"{c['field']}: {c.get('message', '')}" if c.get("field") else str(c.get("message", ""))
+             for c in causes]
+    if len(texts) == 1:
+        return f"{head}: {texts[0]}"
+    return f"{head}: \n" + "".join(f"* {t}\n" for t in texts).rstrip("\n")
+
+
+def report(errors: list[BaseException]) -> int:
+    """Print collected errors as kubectl's CheckErr does at the end of a command; the exit code."""
+    if not errors:
+        return 0
+    if len(errors) == 1:
+        _write_err(error_message(errors[0]))
+    else:
+        for err in errors:
+            text = error_message(err)
+            # In an aggregate kubectl prints plain errors without the `error: ` prefix.
+            from kubelite.client.errors import ApiError
+
+            if not isinstance(err, ApiError) and text.startswith("error: ") and not _keeps_prefix(err):
+                text = text[len("error: "):]
+            _write_err(text)
+    return 1
+
+
+def _keeps_prefix(err: BaseException) -> bool:
+    from kubelite.client.errors import ConnectionFailed
+
+    return isinstance(err, ConnectionFailed)
+
+
+def _write_err(text: str) -> None:
+    sys.stdout.flush()
+    sys.stderr.write(text if text.endswith("\n") else text + "\n")
+    sys.stderr.flush()
+
+
+# -- parsing -----------------------------------------------------------------------------------------
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports problems as kubectl does (`error: ...`, exit 1) instead of exiting 2."""
+
+    def error(self, message: str):
+        raise UsageError(f"error: {message}\nSee '{self.prog} -h' for help and examples")
+
+
+def parser(command: str, summary: str, examples: str = "") -> Parser:
+    return Parser(prog=f"kubelite {command}", description=summary,
+                  epilog=("Examples:\n" + examples) if examples else None,
+                  formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def add_connection_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("connection")
+    g.add_argument("--kubeconfig", help="path to the kubeconfig file to use")
+    g.add_argument("--context", help="the name of the kubeconfig context to use")
+    g.add_argument("--cluster", help="the name of the kubeconfig cluster to use")
+    g.add_argument("--user", help="the name of the kubeconfig user to use")
+    g.add_argument("-s", "--server", help="the address and port of the Kubernetes API server")
+    g.add_argument("--token", help="bearer token for authentication to the API server")
+    g.add_argument("--insecure-skip-tls-verify", action="store_true",
+                   help="do not check the server's certificate (insecure)")
+    g.add_argument("--request-timeout", default="0",
+                   help="how long to wait for a single request (e.g. 1s, 2m, 3h; 0 = no timeout)")
+    g.add_argument("--cache-dir", help="accepted for kubectl compatibility (kubelite caches under $KUBELITE_HOME)")
+    g.add_argument("-v", "--v", dest="verbosity", type=int, default=0, help="log level (6: requests, 8: bodies)")
+
+
+def add_namespace_flags(p: argparse.ArgumentParser, all_namespaces: bool = True) -> None:
+    p.add_argument("-n", "--namespace", help="the namespace scope for this request")
+    if all_namespaces:
+        p.add_argument("-A", "--all-namespaces", action="store_true",
+                       help="list across all namespaces (the namespace flag is ignored)")
+
+
+def add_filename_flags(p: argparse.ArgumentParser, what: str = "to use") -> None:
+    p.add_argument("-f", "--filename", action="append", default=[],
+                   help=f"file, directory, URL or - (stdin) with the objects {what}")
+    p.add_argument("-R", "--recursive", action="store_true", help="process directories given with -f recursively")
+    p.add_argument("-k", "--kustomize", help="process a kustomization directory (not available yet)")
+
+
+def add_selector_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-l", "--selector", help="label selector, e.g. -l key1=value1,key2=value2")
+    p.add_argument("--field-selector", help="field selector, e.g. --field-selector metadata.name=x")
+
+
+def add_dry_run_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dry-run", nargs="?", const="unchanged", default="none",
+                   help='"none", "server" or "client"')
+
+
+def add_output_flag(p: argparse.ArgumentParser, help_text: str = "output format") -> None:
+    p.add_argument("-o", "--output", default="", help=help_text)
+
+
+def dry_run_mode(args) -> str:
+    """none | client | server, with kubectl's messages for bad values."""
+    value = args.dry_run
+    if value == "unchanged":
+        _write_err("W0000 --dry-run is deprecated and can be replaced with --dry-run=client.")
+        return "client"
+    if value in ("none", "client", "server"):
+        return value
+    if value in ("true", "false"):
+        return "client" if value == "true" else "none"
+    raise CommandError(f'error: Invalid dry-run value ({value}). Must be "none", "server", or "client".')
+
+
+def _split_short_equals(argv: list[str]) -> list[str]:
+    """`-o=yaml`, `-n=x`, `-v=6` (pflag accepts them) -> `-o`, `yaml`."""
+    out = []
+    for token in argv:
+        if len(token) > 3 and token[0] == "-" and token[1] != "-" and token[2] == "=":
+            out.extend([token[:2], token[3:]])
+        else:
+            out.append(token)
+    return out
+
+
+def run(p: Parser, argv: list[str], body: Callable[[argparse.Namespace], int]) -> int:
+    """Parse and run a command; every failure becomes kubectl's message and exit 1."""
+    try:
+        args = p.parse_intermixed_args(_split_short_equals(argv))
+    except UsageError as err:
+        _write_err(str(err))
+        return 1
+    except SystemExit as exit_:  # -h
+        return int(exit_.code or 0)
+    try:
+        return int(body(args) or 0)
+    except Failed as failed:
+        return failed.code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as err:  # noqa: BLE001 - the one place where everything becomes a message
+        if getattr(args, "verbosity", 0) >= 10:
+            import traceback
+
+            traceback.print_exc()
+        _write_err(error_message(err))
+        return 1
+    finally:
+        session = getattr(args, "_session", None)
+        if session is not None:
+            session.close()
+
+
+# -- the session --------------------------------------------------------------------------------------
+
+
+def parse_duration(text: str | None) -> float | None:
+    """kubectl's --request-timeout: `0` (none), plain seconds, or Go durations like 1m30s."""
+    import re
+
+    if not text or text == "0":
+        return None
+    if re.fullmatch(r"\d+", text):
+        return float(text)
+    total, pos = 0.0, 0
+    units = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
+    for m in re.finditer(r"(\d+(?:\.\d+)?)(ms|h|m|s)", text):
+        if m.start() != pos:
+            break
+        total += float(m.group(1)) * units[m.group(2)]
+        pos = m.end()
+    if pos != len(text) or pos == 0:
+        raise CommandError("error: invalid timeout value. Timeout must be a single integer in seconds, "
+                           "or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)")
+    return total or None
+
+
+def session(args):
+    """The command's Session (opened once; closed by `run`)."""
+    existing = getattr(args, "_session", None)
+    if existing is not None:
+        return existing
+    from kubelite.client.dynamic import Session
+    from kubelite.client.kubeconfig import Overrides
+
+    overrides = Overrides(kubeconfig=args.kubeconfig, context=args.context, cluster=args.cluster, user=args.user,
+                          namespace=getattr(args, "namespace", None), server=args.server, token=args.token,
+                          insecure_skip_tls_verify=args.insecure_skip_tls_verify,
+                          request_timeout=parse_duration(args.request_timeout))
+    opened = Session.open(overrides, verbosity=args.verbosity)
+    args._session = opened
+    return opened
+
+
+# -- the resource builder --------------------------------------------------------------------------------
+
+
+@dataclass
+class Request:
+    """One thing a command acts on: a named object, a list query, or an object read from a file."""
+
+    resource: Any  # ResourceInfo
+    namespace: str | None  # None: all namespaces (or cluster-scoped)
+    name: str | None = None
+    obj: dict | None = None  # from -f
+    source: str = ""
+
+
+@dataclass
+class Selection:
+    requests: list[Request] = field(default_factory=list)
+    single_item: bool = False  # kubectl's singleItemImplied
+    multiple_types: bool = False  # `a,b`, `all`, several TYPE/NAME kinds
+
+
+def build(sess, args, positional: list[str], *, verb: str, allow_list: bool = True,
+          require_names: bool = False, errors: list | None = None) -> Selection:
+    """What TYPE[,TYPE] [NAME...], TYPE/NAME... or -f/-R select, as kubectl's resource builder.
+
+    Resolution problems with file objects are appended to `errors` (so the other objects still
+    proceed) when a list is given; otherwise they raise.
+    """
+    filenames = getattr(args, "filename", None) or []
+    if getattr(args, "kustomize", None):
+        raise CommandError("error: -k (kustomize) is not available in kubelite yet")
+    if filenames and positional:
+        raise CommandError("error: Unexpected args: " + str(positional).replace("'", "") +
+                           "\nSee 'kubelite " + verb + " -h' for help and examples")
+    all_ns = bool(getattr(args, "all_namespaces", False))
+    namespace = sess.namespace
+    if filenames:
+        return _from_files(sess, args, filenames, namespace, errors)
+    if not positional:
+        raise CommandError(_nothing_given(verb))
+    if any("/" in a for a in positional):
+        return _from_slash_args(sess, positional, namespace, verb)
+    types = [t for t in positional[0].split(",")]
+    if any(not t for t in types):
+        raise CommandError(f'error: arguments in resource/name form must have a single resource and name')
+    names = positional[1:]
+    if require_names and not names:
+        raise CommandError("error: resource(s) were provided, but no name was specified")
+    infos = []
+    for typed in types:
+        expanded = sess.discovery.category(typed) if not names or typed == "all" else []
+        if expanded and typed == "all" or (expanded and _not_a_resource(sess, typed)):
+            infos.extend(expanded)
+        else:
+            infos.append(sess.discovery.resolve(typed))
+    selection = Selection(multiple_types=len(types) > 1 or positional[0] == "all" or len(infos) > 1)
+    for info in infos:
+        ns = None if (all_ns and not names) or not info.namespaced else namespace
+        if names:
+            for name in names:
+                selection.requests.append(Request(info, ns, name))
+        elif allow_list:
+            selection.requests.append(Request(info, ns))
+    selection.single_item = len(infos) == 1 and len(names) == 1
+    return selection
+
+
+def _not_a_resource(sess, typed: str) -> bool:
+    from kubelite.client.errors import ResourceTypeNotFound
+
+    try:
+        sess.discovery.resolve(typed)
+    except ResourceTypeNotFound:
+        return True
+    return False
+
+
+def _nothing_given(verb: str) -> str:
+    if verb == "get":
+        return ('You must specify the type of resource to get. Use "kubectl api-resources" for a complete list '
+                'of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain '
+                '<resource>" for a detailed description of that resource (e.g. kubectl explain pods).\n'
+                "See 'kubectl get -h' for help and examples")
+    return ("error: You must provide one or more resources by argument or filename.\n"
+            "Example resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n"
+            "   '<resource> <name>'\n   '<resource>'")
+
+
+def _from_slash_args(sess, positional: list[str], namespace: str, verb: str) -> Selection:
+    selection = Selection()
+    kinds = set()
+    for arg in positional:
+        typed, slash, name = arg.partition("/")
+        if not slash:
+            raise CommandError("error: there is no need to specify a resource type as a separate argument when "
+                               "passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' "
+                               "instead of 'kubectl get resource resource/<resource_name>'")
+        if not typed or not name or "/" in name:
+            raise CommandError("error: arguments in resource/name form must have a single resource and name")
+        info = sess.discovery.resolve(typed)
+        kinds.add((info.group, info.resource))
+        selection.requests.append(Request(info, namespace if info.namespaced else None, name))
+    selection.single_item = len(positional) == 1
+    selection.multiple_types = len(kinds) > 1
+    return selection
+
+
+def _from_files(sess, args, filenames: list[str], namespace: str, errors: list | None) -> Selection:
+    from kubelite.client.discovery import KindNotFound
+    from kubelite.manifest import read_sources
+
+    recursive = bool(getattr(args, "recursive", False))
+    validate = getattr(args, "validate", "true") not in ("false", "ignore")
+    manifests = read_sources(filenames, recursive=recursive, validate=validate, verb=_verb_word(args))
+    selection = Selection()
+    kinds = set()
+    for m in manifests:
+        obj = m.obj
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        try:
+            info = sess.discovery.for_kind(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
+        except KindNotFound as err:
+            problem = CommandError(f'resource mapping not found for name: "{meta.get("name", "")}" namespace: '
+                                   f'"{meta.get("namespace", "")}" from "{m.source}": {err}\n'
+                                   "ensure CRDs are installed first")
+            if errors is None:
+                raise problem from None
+            errors.append(problem)
+            continue
+        ns = None
+        if info.namespaced:
+            ns = meta.get("namespace") or namespace
+            if sess.connection.namespace_explicit and meta.get("namespace") and meta["namespace"] != namespace:
+                raise CommandError(
+                    f'error: the namespace from the provided object "{meta["namespace"]}" does not match the '
+                    f'namespace "{namespace}". You must pass \'--namespace={meta["namespace"]}\' to perform this '
+                    "operation.")
+        kinds.add((info.group, info.kind))
+        selection.requests.append(Request(info, ns, meta.get("name"), obj, m.source))
+    single_path = len(filenames) == 1 and filenames[0] != "-" and not filenames[0].startswith(("http://", "https://"))
+    if single_path and not recursive:
+        import os
+
+        single_path = not os.path.isdir(filenames[0])
+    selection.single_item = single_path and len(selection.requests) == 1
+    selection.multiple_types = len(kinds) > 1
+    return selection
+
+
+def _verb_word(args) -> str:
+    return getattr(args, "_verb", "apply")
+
+
+# -- printing ------------------------------------------------------------------------------------------
+
+GENERIC_FORMATS = ("go-template", "go-template-file", "json", "jsonpath", "jsonpath-as-json", "jsonpath-file",
+                   "name", "template", "templatefile", "yaml")
+GET_FORMATS = ("custom-columns", "custom-columns-file", "go-template", "go-template-file", "json", "jsonpath",
+               "jsonpath-as-json", "jsonpath-file", "name", "template", "templatefile", "wide", "yaml")
+
+
+@dataclass
+class Output:
+    """A parsed `-o` value."""
+
+    kind: str  # "" (default), yaml, json, name, wide, jsonpath, jsonpath-file, custom-columns, custom-columns-file
+    argument: str = ""
+
+    @property
+    def human(self) -> bool:
+        return self.kind in ("", "wide")
+
+
+def parse_output(value: str, allowed: tuple[str, ...] = GENERIC_FORMATS) -> Output:
+    if not value:
+        return Output("")
+    kind, _, argument = value.partition("=")
+    if kind not in allowed or kind in ("go-template", "go-template-file", "template", "templatefile",
+                                        "jsonpath-as-json"):
+        if kind in allowed:
+            raise CommandError(f'error: the output format "{kind}" is not supported by kubelite yet')
+        raise CommandError(f'error: unable to match a printer suitable for the output format "{value}", allowed '
+                           f'formats are: {",".join(allowed)}')
+    if kind in ("jsonpath", "custom-columns") and not argument:
+        what = "template" if kind == "jsonpath" else "custom-columns"
+        raise CommandError(f"error: {what} format specified but no {what} given" if kind == "jsonpath" else
+                           "error: custom-columns format specified but no custom columns given")
+    if kind == "jsonpath-file":
+        from kubelite.manifest.jsonpath import read_template_file
+
+        return Output("jsonpath", read_template_file(argument))
+    if kind == "custom-columns-file":
+        try:
+            with open(argument) as f:
+                return Output("custom-columns-file", f.read())
+        except OSError as err:
+            raise CommandError(f"error: open {argument}: {(err.strerror or str(err)).lower()}") from None
+    return Output(kind, argument)
+
+
+def render(output: Output, obj: Any) -> str:
+    """The text -o prints for one object (or a List)."""
+    if output.kind == "yaml":
+        from kubelite.manifest import to_yaml
+
+        return to_yaml(obj)
+    if output.kind == "json":
+        from kubelite.manifest import to_json
+
+        return to_json(obj)
+    if output.kind == "name":
+        from kubelite.manifest.name import render as names
+
+        return names(obj)
+    if output.kind == "jsonpath":
+        from kubelite.manifest import jsonpath
+
+        try:
+            return jsonpath.render(output.argument, obj)
+        except jsonpath.JSONPathError as err:
+            raise CommandError(err.stderr() if hasattr(err, "stderr") else f"error: {err}") from None
+    if output.kind in ("custom-columns", "custom-columns-file"):
+        from kubelite.manifest import columns
+
+        spec = columns.parse_spec(output.argument) if output.kind == "custom-columns" else \
+            columns.parse_file(output.argument)
+        return columns.render_columns(spec, [obj])
+    raise CommandError(f'error: unable to print with output format "{output.kind}"')
+
+
+class ObjectPrinter:
+    """Prints objects one by one as kubectl's printers do after create/replace (`---` between YAML)."""
+
+    def __init__(self, output: Output, out=None):
+        self.output = output
+        self.out = out or sys.stdout
+        self.count = 0
+
+    def print(self, obj: dict) -> None:
+        text = render(self.output, obj)
+        if self.output.kind == "yaml" and self.count:
+            text = "---\n" + text
+        self.count += 1
+        self.out.write(text)
+        self.out.flush()
+
+
+def success_line(obj: dict, operation: str, dry_run: str) -> str:
+    """`deployment.apps/nginx created`, with kubectl's dry-run suffixes."""
+    from kubelite.manifest.name import resource_name
+
+    return resource_name(obj, operation + dry_run_suffix(dry_run)) + "\n"
+
+
+def dry_run_suffix(dry_run: str) -> str:
+    return {"client": " (dry run)", "server": " (server dry run)"}.get(dry_run, "")
+
+
+def with_type(obj: dict, info) -> dict:
+    """Objects in a list response lack apiVersion/kind; kubectl's decoder fills them in."""
+    if obj.get("kind") and obj.get("apiVersion"):
+        return obj
+    return {"apiVersion": info.api_version, "kind": info.kind, **obj}
+
+
+def each(items: Iterable, action: Callable[[Any], None], errors: list) -> None:
+    """Run `action` on each item, collecting failures so that the others still run."""
+    from kubelite.client.errors import ClientError
+
+    for item in items:
+        try:
+            action(item)
+        except (ClientError, CommandError) as err:
+            errors.append(err)
+
+
+# -- writing objects from files (create, replace) ----------------------------------------------------------
+
+
+def add_write_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--save-config", action="store_true",
+                   help="store the configuration in the last-applied annotation (for later apply)")
+    p.add_argument("--validate", nargs="?", const="strict", default="strict",
+                   help="strict|warn|ignore (true=strict, false=ignore): how the server checks fields")
+    p.add_argument("--field-manager", default="", help="name of the manager tracking field ownership")
+
+
+def field_validation(args) -> str:
+    value = str(args.validate).lower()
+    mapping = {"true": "Strict", "strict": "Strict", "warn": "Warn", "false": "Ignore", "ignore": "Ignore"}
+    if value not in mapping:
+        raise CommandError(f'error: invalid - validate option "{args.validate}"; must be one of: strict (or true), '
+                           "warn, ignore (or false)")
+    return mapping[value]
+
+
+def annotated(obj: dict, save_config: bool) -> dict:
+    """kubectl's CreateOrUpdateAnnotation: with --save-config always set the last-applied
+    annotation; otherwise refresh it only if the file's object already carries one."""
+    from kubelite.apply.lastapplied import LAST_APPLIED, modified_configuration
+
+    annotations = (obj.get("metadata") or {}).get("annotations") if isinstance(obj.get("metadata"), dict) else None
+    has_it = isinstance(annotations, dict) and LAST_APPLIED in annotations
+    if not save_config and not has_it:
+        return obj
+    modified, _ = modified_configuration(obj)
+    return modified
+
+
+def with_namespace(obj: dict, request: "Request") -> dict:
+    """The object as sent: its namespace filled in from the request, as kubectl's builder does."""
+    if not request.resource.namespaced or not request.namespace:
+        return obj
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if meta.get("namespace") == request.namespace:
+        return obj
+    return {**obj, "metadata": {**meta, "namespace": request.namespace}}
+
+
+def write_params(args, manager: str, dry_run: str):
+    from kubelite.client.dynamic import WriteParams
+
+    return WriteParams(dry_run=dry_run == "server", field_manager=args.field_manager or manager,
+                       field_validation=field_validation(args))

@@ -1,0 +1,80 @@
+"""`kubelite create -f`: create objects from configuration files, as kubectl create does."""
+from __future__ import annotations
+
+import sys
+
+from kubelite.cli import common
+
+EXAMPLES = """\
+  # Create the objects in a file, a directory, or from stdin
+  kubelite create -f deployment.yaml
+  kubelite create -f ./manifests/ -R
+  cat pod.json | kubelite create -f -
+
+  # Keep the configuration for a later `kubelite apply`
+  kubelite create -f deployment.yaml --save-config
+
+  # See what would be created
+  kubelite create -f deployment.yaml --dry-run=server -o yaml
+"""
+
+
+def build_parser() -> common.Parser:
+    p = common.parser("create", "Create a resource from a file or from stdin.", EXAMPLES)
+    p.add_argument("args", nargs="*", help=__import__("argparse").SUPPRESS)
+    common.add_connection_flags(p)
+    common.add_namespace_flags(p, all_namespaces=False)
+    common.add_filename_flags(p, "to create")
+    common.add_output_flag(p, "yaml|json|name|jsonpath=...|jsonpath-file=...")
+    common.add_dry_run_flag(p)
+    common.add_write_flags(p)
+    p.add_argument("--edit", action="store_true", help="edit before creating (not available yet)")
+    return p
+
+
+def run(argv: list[str]) -> int:
+    return common.run(build_parser(), argv, _create)
+
+
+def _create(args) -> int:
+    args._verb = "create"
+    if args.args:
+        raise common.CommandError(f'error: unknown command "{args.args[0]}" for "kubelite create" '
+                                  "(only create -f is available)")
+    if not args.filename and not args.kustomize:
+        raise common.CommandError("error: must specify one of -f and -k")
+    if args.edit:
+        raise common.CommandError("error: --edit is not available in kubelite yet")
+    output = common.parse_output(args.output)
+    dry_run = common.dry_run_mode(args)
+    params = common.write_params(args, "kubectl-create", dry_run)
+    sess = common.session(args)
+    errors: list = []
+    selection = common.build(sess, args, [], verb="create", errors=errors)
+    printer = common.ObjectPrinter(output) if output.kind else None
+
+    def create(request: common.Request) -> None:
+        obj = common.annotated(common.with_namespace(request.obj, request), args.save_config)
+        if dry_run == "client":
+            created = obj
+        else:
+            try:
+                created = sess.client.create(request.resource, request.namespace, obj, params)
+            except Exception as err:
+                raise _sourced(err, "creating", request.source) from None
+        if printer is not None:
+            printer.print(created)
+        else:
+            sys.stdout.write(common.success_line(created, "created", dry_run))
+            sys.stdout.flush()
+
+    common.each(selection.requests, create, errors)
+    return common.report(errors)
+
+
+def _sourced(err: Exception, verb: str, source: str) -> Exception:
+    from kubelite.client.errors import ApiError
+
+    if isinstance(err, ApiError):
+        return err.with_source(verb, source)
+    return err

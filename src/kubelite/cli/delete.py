@@ -1,0 +1,198 @@
+"""`kubelite delete`: delete resources by name, selector, --all or configuration file, as kubectl does."""
+from __future__ import annotations
+
+import sys
+import time
+
+from kubelite.cli import common
+
+EXAMPLES = """\
+  # Delete the objects described in a file (or a directory, with -R)
+  kubelite delete -f deployment.yaml
+
+  # Delete by type and name, or TYPE/NAME
+  kubelite delete deployment nginx
+  kubelite delete deploy/nginx svc/nginx
+
+  # Delete by label, or everything of a type in the namespace
+  kubelite delete pods -l app=web
+  kubelite delete configmaps --all
+
+  # Leave the dependents alone / delete at once
+  kubelite delete deployment nginx --cascade=orphan
+  kubelite delete pod web-0 --now
+"""
+
+_CASCADE = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan",
+            "true": "Background", "false": "Orphan"}
+
+
+def build_parser() -> common.Parser:
+    p = common.parser("delete", "Delete resources by file names, stdin, resources and names, or by resources "
+                                "and label selector.", EXAMPLES)
+    p.add_argument("args", nargs="*", metavar="TYPE [NAME...] | TYPE/NAME")
+    common.add_connection_flags(p)
+    common.add_namespace_flags(p)
+    common.add_filename_flags(p, "to delete")
+    common.add_selector_flags(p)
+    common.add_dry_run_flag(p)
+    p.add_argument("-o", "--output", default="", help="name: print TYPE/NAME lines only")
+    p.add_argument("--all", action="store_true", help="delete every object of the types in the namespace")
+    p.add_argument("--cascade", default="background", nargs="?", const="background",
+                   help="background|foreground|orphan: what happens to dependents")
+    p.add_argument("--grace-period", type=int, default=-1, help="seconds for graceful termination (-1: default)")
+    p.add_argument("--now", action="store_true", help="terminate at once (grace period 1)")
+    p.add_argument("--force", action="store_true", help="remove at once without waiting for termination")
+    p.add_argument("--wait", default="true", nargs="?", const="true", help="wait until the objects are gone")
+    p.add_argument("--timeout", default="0", help="how long to wait (0: no limit)")
+    p.add_argument("--ignore-not-found", action="store_true", help="treat NotFound as success")
+    p.add_argument("-i", "--interactive", action="store_true", help="not supported")
+    return p
+
+
+def run(argv: list[str]) -> int:
+    return common.run(build_parser(), argv, _delete)
+
+
+def _grace(args) -> int:
+    grace = args.grace_period
+    if getattr(args, "now", False):
+        if grace != -1:
+            raise common.CommandError("error: --now and --grace-period cannot be specified together")
+        grace = 1
+    if getattr(args, "force", False) and grace < 0:
+        grace = 0
+    return grace
+
+
+def _validate(args) -> None:
+    if str(args.cascade).lower() not in _CASCADE:
+        raise common.CommandError(f'error: invalid cascade value ({args.cascade}). Must be "background", '
+                                  '"foreground", or "orphan".')
+    if args.output not in ("", "name"):
+        raise common.CommandError(f"error: unexpected -o output mode: {args.output}. We only support '-o name'.")
+    if args.all and args.selector:
+        raise common.CommandError("error: cannot set --all and --selector at the same time")
+    if args.interactive:
+        raise common.CommandError("error: --interactive is not supported by kubelite")
+
+
+def _delete(args) -> int:
+    args._verb = "delete"
+    _validate(args)
+    dry_run = common.dry_run_mode(args)
+    grace = _grace(args)
+    if grace == 0 and args.force:
+        sys.stderr.write("Warning: Immediate deletion does not wait for confirmation that the running resource "
+                         "has been terminated. The resource may continue to run on the cluster indefinitely.\n")
+    sess = common.session(args)
+    errors: list = []
+    names_given = len(args.args) > 1 or any("/" in a for a in args.args)
+    if args.args and not args.filename and not names_given and not (args.all or args.selector or args.field_selector):
+        raise common.CommandError("error: resource(s) were provided, but no name was specified")
+    selection = common.build(sess, args, args.args, verb="delete", errors=errors)
+    targets = _targets(sess, args, selection, errors)
+    if not targets and not errors:
+        if not args.ignore_not_found:
+            sys.stdout.write("No resources found\n")
+        return 0
+    deleted: list = []
+
+    def remove(request: common.Request) -> None:
+        if delete_one(sess, request, args, dry_run=dry_run, grace=grace):
+            deleted.append(request)
+
+    common.each(targets, remove, errors)
+    if _wants_wait(args, dry_run, grace):
+        _wait_gone(sess, deleted, common.parse_duration(args.timeout), errors)
+    return common.report(errors)
+
+
+def _targets(sess, args, selection, errors) -> list[common.Request]:
+    """Named requests stay; list requests (-l, --all) become one request per listed object."""
+    out = []
+    for request in selection.requests:
+        if request.name is not None:
+            if request.obj is not None and not request.name:
+                errors.append(common.CommandError("error: resource name may not be empty"))
+                continue
+            out.append(request)
+            continue
+        if request.obj is not None:  # a file object without a name (generateName)
+            errors.append(common.CommandError("error: resource name may not be empty"))
+            continue
+        try:
+            for page in sess.client.list_pages(request.resource, request.namespace, chunk_size=500,
+                                               label_selector=args.selector, field_selector=args.field_selector):
+                for item in page.get("items") or ():
+                    meta = item.get("metadata") or {}
+                    out.append(common.Request(request.resource, meta.get("namespace") or request.namespace,
+                                              meta.get("name")))
+        except Exception as err:  # noqa: BLE001 - reported with the others
+            errors.append(err)
+    return out
+
+
+def _kind_string(info) -> str:
+    kind = info.kind.lower()
+    return f"{kind}.{info.group}" if info.group else kind
+
+
+def delete_one(sess, request: common.Request, args, *, dry_run: str, grace: int | None = None,
+               quiet: bool = False) -> bool:
+    """Delete one object and print kubectl's line; False if it was not found and that is fine."""
+    from kubelite.client.errors import ApiError, is_not_found
+
+    grace = _grace(args) if grace is None else grace
+    try:
+        if dry_run == "client":
+            sess.client.get(request.resource, request.name, request.namespace)
+        else:
+            sess.client.delete(request.resource, request.namespace, request.name,
+                               propagation_policy=_CASCADE[str(args.cascade).lower()],
+                               grace_period_seconds=grace if grace >= 0 else None, dry_run=dry_run == "server")
+    except ApiError as err:
+        if getattr(args, "ignore_not_found", False) and is_not_found(err):
+            return False
+        raise err.with_source("deleting", request.source) if request.source else err
+    if not quiet:
+        kind = _kind_string(request.resource)
+        if getattr(args, "output", "") == "name":
+            sys.stdout.write(f"{kind}/{request.name}\n")
+        else:
+            operation = "force deleted" if grace == 0 else "deleted"
+            sys.stdout.write(f'{kind} "{request.name}" {operation}{common.dry_run_suffix(dry_run)}\n')
+        sys.stdout.flush()
+    return True
+
+
+def _wants_wait(args, dry_run: str, grace: int) -> bool:
+    return str(args.wait).lower() != "false" and dry_run == "none" and grace != 0
+
+
+def _wait_gone(sess, requests: list[common.Request], timeout: float | None, errors: list) -> None:
+    """Poll until each deleted object is gone (finalizers may keep it a while)."""
+    from kubelite.client.errors import ApiError, is_not_found
+
+    deadline = time.monotonic() + timeout if timeout else None
+    pending = list(requests)
+    delay = 0.05
+    while pending:
+        still = []
+        for request in pending:
+            try:
+                sess.client.get(request.resource, request.name, request.namespace)
+                still.append(request)
+            except ApiError as err:
+                if not is_not_found(err):
+                    errors.append(err)
+        pending = still
+        if not pending:
+            return
+        if deadline is not None and time.monotonic() > deadline:
+            for request in pending:
+                errors.append(common.CommandError(
+                    f"error: timed out waiting for the condition on {request.resource.resource}/{request.name}"))
+            return
+        time.sleep(delay)
+        delay = min(delay * 2, 1.0)
