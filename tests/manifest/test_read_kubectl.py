@@ -40,7 +40,7 @@ SCALARS = [
 MAPPINGS = [
     # key conversion: booleans, numbers, floats (32-bit formatting), merge keys, duplicates
     "yes: 1\nno: 2\non: 3\nn: 4\nY: 5\n",
-    "1: a\n0x10: b\n1.5: c\n1e3: d\n3.14159265358979: e\n0.1: f\n1e7: g\n-2: h\n1_0: i\n",
+    "1: a\n0x10: b\n1.5: c\n1e3: d\n3.14159265358979: e\n0.1: f\n1e7: g\n-2: h\n1_0: i\n1e39: j\n-1e39: k\n3.4e38: l\n",
     "a: 1\na: 2\n",
     "base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n",
     "b1: &b1 {x: 1, y: 1}\nb2: &b2 {y: 2, z: 2}\nm:\n  <<: [*b1, *b2]\n  w: 0\n",

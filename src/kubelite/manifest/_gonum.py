@@ -90,7 +90,10 @@ def float32_g(f: float) -> str:
     """strconv.FormatFloat(f, 'g', -1, 32): shortest digits that round-trip as float32."""
     if math.isnan(f) or math.isinf(f):
         return go_g(f)
-    f32 = struct.unpack("f", struct.pack("f", f))[0]
+    try:
+        f32 = struct.unpack("f", struct.pack("f", f))[0]
+    except OverflowError:  # beyond float32: Go's conversion gives an infinity
+        return go_g(math.copysign(math.inf, f))
     if f32 == 0:
         return "-0" if math.copysign(1.0, f32) < 0 else "0"
     for prec in range(1, 10):
