@@ -19,6 +19,11 @@ from kubelite.patch import PatchError
 from kubelite.patch.kubectl import patch_local
 from kubelite.patch.strategic import to_json
 
+try:  # kubectl's YAML rules live in the manifest layer, above patch/; the CLI passes them in
+    from kubelite.manifest._goyaml import decode_yaml as go_yaml
+except ImportError:  # pragma: no cover
+    go_yaml = None
+
 KUBECTL = "/usr/bin/kubectl"
 BATCHES = 10
 VARIANTS = 5
@@ -390,3 +395,34 @@ def _ordering_batches():
 @pytest.mark.parametrize("objects,patch_text", list(_ordering_batches()))
 def test_list_ordering_matches_kubectl(objects, patch_text, tmp_path):
     test_matches_kubectl(objects, patch_text, tmp_path)
+
+
+@pytest.mark.parametrize("patch_text", [
+    # Go's %v of every JSON type, seen through kubectl's error text.
+    '{"metadata":{"finalizers":[1000000.5,1e6,1e21,0.00001,0.0001,123456.0,1234567.0,1.5,-0.0,100000.0,1e20,'
+    '9223372036854775807,9223372036854775808,true,null,{"b":[1,{"c":"d"}],"a":"x y"},[]]}}',
+    # Numbers after kubectl's encode/decode round trip, JSON and YAML patch text.
+    '{"spec":{"x":1.0,"y":1e3,"z":2.5,"big":1e20,"neg":-0.0}}',
+    "spec:\n  x: 1.0\n  y: 1e3\n  z: 2.5\n  when: 2024-01-02\n  on: yes\n",
+    "spec: [\n",
+], ids=["fmt-v", "numbers-json", "numbers-yaml", "bad-yaml"])
+def test_values_match_kubectl(patch_text, tmp_path):
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "finalizers": ["a"]}, "spec": {"w": 3.0}}
+    _compare_with_kubectl(obj, "strategic", patch_text, tmp_path)
+
+
+def _compare_with_kubectl(obj, patch_type, patch_text, tmp_path):
+    path = tmp_path / "obj.json"
+    path.write_text(json.dumps(obj))
+    proc = subprocess.run(
+        [KUBECTL, "patch", "--local", "-f", str(path), "-p", patch_text, "--type", patch_type, "-o", "json"],
+        capture_output=True, text=True, env={**os.environ, "KUBECONFIG": "/dev/null"}, timeout=60,
+    )
+    if proc.returncode == 0:
+        got = patch_local(obj, patch_text, patch_type, yaml_decoder=go_yaml)
+        assert to_json(got) == to_json(json.loads(proc.stdout))
+        return
+    with pytest.raises(PatchError) as err:
+        patch_local(obj, patch_text, patch_type, yaml_decoder=go_yaml)
+    message = str(err.value)
+    assert (message if message.endswith("\n") else message + "\n") == proc.stderr.removeprefix("error: ")

@@ -240,25 +240,219 @@ class _Lit:
 
 
 def sort_by_string(items: list, key: Callable[[Any], str]) -> list:
-    """sort.Sort with `Less(i, j) = str(i) <= str(j)` as apimachinery writes it.
+    """sort.Sort with `Less(i, j) = key(i) <= key(j)`, as apimachinery writes it.
 
-    Go uses insertion sort for up to 12 elements; with `<=` equal keys end up in reverse
-    order of arrival. Longer slices go through pdqsort, whose treatment of equal keys we do
-    not reproduce: there the order among equal keys is reversed as well, which agrees with
-    Go whenever keys are distinct.
+    The order among equal keys depends on Go's algorithm (pattern-defeating quicksort, with
+    insertion sort up to 12 elements; with `<=` equal keys mostly end up reversed), so it is
+    reproduced step for step.
     """
-    keyed = [(key(v), v) for v in items]
-    n = len(keyed)
-    if n <= 12:
-        for i in range(1, n):
+    keys = [key(v) for v in items]
+    order = list(range(len(items)))
+    _PdqSort(keys, order).run()
+    return [items[i] for i in order]
+
+
+class _PdqSort:
+    """Go's sort.Sort (pdqsort) over `order`, comparing `keys[order[i]] <= keys[order[j]]`."""
+
+    __slots__ = ("keys", "order")
+
+    def __init__(self, keys: list, order: list):
+        self.keys, self.order = keys, order
+
+    def less(self, i: int, j: int) -> bool:
+        return self.keys[self.order[i]] <= self.keys[self.order[j]]
+
+    def swap(self, i: int, j: int) -> None:
+        o = self.order
+        o[i], o[j] = o[j], o[i]
+
+    def run(self) -> None:
+        n = len(self.order)
+        self.pdq(0, n, n.bit_length())
+
+    def insertion(self, a: int, b: int) -> None:
+        for i in range(a + 1, b):
             j = i
-            while j > 0 and keyed[j][0] <= keyed[j - 1][0]:
-                keyed[j], keyed[j - 1] = keyed[j - 1], keyed[j]
+            while j > a and self.less(j, j - 1):
+                self.swap(j, j - 1)
                 j -= 1
-        return [v for _, v in keyed]
-    keyed.reverse()
-    keyed.sort(key=lambda kv: kv[0])
-    return [v for _, v in keyed]
+
+    def sift_down(self, lo: int, hi: int, first: int) -> None:
+        root = lo
+        while True:
+            child = 2 * root + 1
+            if child >= hi:
+                return
+            if child + 1 < hi and self.less(first + child, first + child + 1):
+                child += 1
+            if not self.less(first + root, first + child):
+                return
+            self.swap(first + root, first + child)
+            root = child
+
+    def heap_sort(self, a: int, b: int) -> None:
+        first, hi = a, b - a
+        for i in range((hi - 1) // 2, -1, -1):
+            self.sift_down(i, hi, first)
+        for i in range(hi - 1, -1, -1):
+            self.swap(first, first + i)
+            self.sift_down(0, i, first)
+
+    def pdq(self, a: int, b: int, limit: int) -> None:
+        was_balanced = was_partitioned = True
+        while True:
+            length = b - a
+            if length <= 12:
+                self.insertion(a, b)
+                return
+            if limit == 0:
+                self.heap_sort(a, b)
+                return
+            if not was_balanced:
+                self.break_patterns(a, b)
+                limit -= 1
+            pivot, hint = self.choose_pivot(a, b)
+            if hint == "decreasing":
+                self.reverse(a, b)
+                pivot = (b - 1) - (pivot - a)
+                hint = "increasing"
+            if was_balanced and was_partitioned and hint == "increasing":
+                if self.partial_insertion(a, b):
+                    return
+            if a > 0 and not self.less(a - 1, pivot):
+                a = self.partition_equal(a, b, pivot)
+                continue
+            mid, was_partitioned = self.partition(a, b, pivot)
+            left, right = mid - a, b - mid
+            threshold = length // 8
+            if left < right:
+                was_balanced = left >= threshold
+                self.pdq(a, mid, limit)
+                a = mid + 1
+            else:
+                was_balanced = right >= threshold
+                self.pdq(mid + 1, b, limit)
+                b = mid
+
+    def partition(self, a: int, b: int, pivot: int) -> tuple[int, bool]:
+        self.swap(a, pivot)
+        i, j = a + 1, b - 1
+        while i <= j and self.less(i, a):
+            i += 1
+        while i <= j and not self.less(j, a):
+            j -= 1
+        if i > j:
+            self.swap(j, a)
+            return j, True
+        self.swap(i, j)
+        i += 1
+        j -= 1
+        while True:
+            while i <= j and self.less(i, a):
+                i += 1
+            while i <= j and not self.less(j, a):
+                j -= 1
+            if i > j:
+                break
+            self.swap(i, j)
+            i += 1
+            j -= 1
+        self.swap(j, a)
+        return j, False
+
+    def partition_equal(self, a: int, b: int, pivot: int) -> int:
+        self.swap(a, pivot)
+        i, j = a + 1, b - 1
+        while True:
+            while i <= j and not self.less(a, i):
+                i += 1
+            while i <= j and self.less(a, j):
+                j -= 1
+            if i > j:
+                return i
+            self.swap(i, j)
+            i += 1
+            j -= 1
+
+    def partial_insertion(self, a: int, b: int) -> bool:
+        i = a + 1
+        for _ in range(5):
+            while i < b and not self.less(i, i - 1):
+                i += 1
+            if i == b:
+                return True
+            if b - a < 50:
+                return False
+            self.swap(i, i - 1)
+            if i - a >= 2:
+                j = i - 1
+                while j >= 1:
+                    if not self.less(j, j - 1):
+                        break
+                    self.swap(j, j - 1)
+                    j -= 1
+            if b - i >= 2:
+                j = i + 1
+                while j < b:
+                    if not self.less(j, j - 1):
+                        break
+                    self.swap(j, j - 1)
+                    j += 1
+        return False
+
+    def break_patterns(self, a: int, b: int) -> None:
+        length = b - a
+        if length >= 8:
+            state = length
+            modulus = 1 << length.bit_length()
+            idx = a + (length // 4) * 2 - 1
+            for i in range(3):
+                state ^= (state << 13) & _U64
+                state ^= state >> 7
+                state ^= (state << 17) & _U64
+                other = state & (modulus - 1)
+                if other >= length:
+                    other -= length
+                self.swap(idx - 1 + i, a + other)
+
+    def choose_pivot(self, a: int, b: int) -> tuple[int, str]:
+        n = b - a
+        swaps = [0]
+        i, j, k = a + n // 4 * 1, a + n // 4 * 2, a + n // 4 * 3
+        if n >= 8:
+            if n >= 50:
+                i = self.median(i - 1, i, i + 1, swaps)
+                j = self.median(j - 1, j, j + 1, swaps)
+                k = self.median(k - 1, k, k + 1, swaps)
+            j = self.median(i, j, k, swaps)
+        if swaps[0] == 0:
+            return j, "increasing"
+        if swaps[0] == 12:
+            return j, "decreasing"
+        return j, "unknown"
+
+    def median(self, a: int, b: int, c: int, swaps: list) -> int:
+        a, b = self.order2(a, b, swaps)
+        b, c = self.order2(b, c, swaps)
+        a, b = self.order2(a, b, swaps)
+        return b
+
+    def order2(self, a: int, b: int, swaps: list) -> tuple[int, int]:
+        if self.less(b, a):
+            swaps[0] += 1
+            return b, a
+        return a, b
+
+    def reverse(self, a: int, b: int) -> None:
+        i, j = a, b - 1
+        while i < j:
+            self.swap(i, j)
+            i += 1
+            j -= 1
+
+
+_U64 = (1 << 64) - 1
 
 
 def stable_sort(data: list, less: Callable[[Any, Any], bool]) -> None:

@@ -3,8 +3,8 @@
 `patch_local(obj, patch_text, patch_type)` returns the patched object or raises PatchError
 whose str() is exactly what kubectl prints after "error: ". The steps are kubectl's:
 
-1. the patch text is read as YAML (JSON is YAML) and converted to JSON; numbers go through
-   Go's float64/int64 round trip, so 2.0 becomes 2;
+1. patch text starting with "{" is used as JSON; other text is read as YAML and converted to
+   JSON, where numbers go through Go's float64/int64 round trip (2.0 becomes 2);
 2. the object is encoded as JSON the same way;
 3. strategic: the kind's schema (kubelite.schema.for_kind) supplies patch strategies and merge
    keys, and kinds kubectl does not know fail ("strategic merge patch is not supported ...");
@@ -14,7 +14,7 @@ whose str() is exactly what kubectl prints after "error: ". The steps are kubect
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from kubelite.patch import PatchError
 from kubelite.patch._smp_go import marshal
@@ -29,14 +29,22 @@ _INVALID_JSON_TEXT = {
 }
 
 
-def patch_local(obj: dict, patch_text: str | bytes, patch_type: str = "strategic") -> dict:
-    """The object `kubectl patch --local` prints for `obj` patched with `patch_text`."""
+def patch_local(obj: dict, patch_text: str | bytes, patch_type: str = "strategic",
+                yaml_decoder: Callable[[str], Any] | None = None) -> dict:
+    """The object `kubectl patch --local` prints for `obj` patched with `patch_text`.
+
+    `yaml_decoder(text) -> JSON value` reads patch text that is not JSON. Pass one with
+    go-yaml v2's rules (kubelite.manifest's decoder: `y`/`on` are booleans, `1e3` is a number,
+    timestamps stay strings) for exact kubectl behaviour; this layer cannot import it, and
+    falls back to PyYAML's YAML 1.1 rules. A decoder signals bad YAML by raising an exception
+    whose `.message` (or str) is go-yaml's, e.g. "yaml: line 1: did not find expected key".
+    """
     kind = (patch_type or "strategic").lower()
     if kind not in PATCH_TYPES:
         raise PatchError(f"--type must be one of [{' '.join(PATCH_TYPES)}], not {json.dumps(patch_type)}")
     if not patch_text:
         raise PatchError("must specify --patch or --patch-file containing the contents of the patch")
-    patch = _patch_value(patch_text)
+    patch = _patch_value(patch_text, yaml_decoder)
     document = _go_round_trip(obj)
     if patch is _INVALID_JSON:
         raise PatchError(_INVALID_JSON_TEXT[kind])
@@ -57,7 +65,8 @@ def patch_local(obj: dict, patch_text: str | bytes, patch_type: str = "strategic
         raise PatchError("document is nested too deeply to patch") from None
     if not isinstance(result, dict) or not _kind_of(result):
         raise PatchError(f"Object 'Kind' is missing in '{marshal(result)}'")
-    return result
+    # kubectl encodes the patched object and decodes it again: 1.0 comes back as 1.
+    return _go_round_trip(result)
 
 
 def _strategic(document: dict, patch: Any) -> dict:
@@ -147,7 +156,7 @@ def _group_version(api_version: Any) -> tuple[str, str]:
 # -- text and numbers ------------------------------------------------------------------------
 
 
-def _patch_value(text: str | bytes) -> Any:
+def _patch_value(text: str | bytes, yaml_decoder: Callable[[str], Any] | None = None) -> Any:
     """k8s.io/apimachinery's yaml.ToJSON followed by a JSON decode. Text that starts with "{"
     is taken as JSON without going through YAML; if it is not valid JSON the result is
     _INVALID_JSON, which each patch type reports in its own words."""
@@ -155,7 +164,7 @@ def _patch_value(text: str | bytes) -> Any:
         text = bytes(text).decode("utf-8", errors="replace")
     if text.lstrip().startswith("{"):
         try:
-            return _go_round_trip(json.loads(text, parse_constant=_reject))
+            return json.loads(text, parse_constant=_reject)
         except ValueError:
             return _INVALID_JSON
         except RecursionError:
@@ -166,6 +175,8 @@ def _patch_value(text: str | bytes) -> Any:
         pass
     except RecursionError:
         raise PatchError("patch is nested too deeply") from None
+    if yaml_decoder is not None:
+        return _decode_with(yaml_decoder, text)
     import yaml
 
     try:
@@ -175,6 +186,16 @@ def _patch_value(text: str | bytes) -> Any:
     except RecursionError:
         raise PatchError("patch is nested too deeply") from None
     return _go_round_trip(_jsonable(value))
+
+
+def _decode_with(decoder: Callable[[str], Any], text: str) -> Any:
+    try:
+        value = decoder(text)
+    except RecursionError:
+        raise PatchError("patch is nested too deeply") from None
+    except Exception as err:  # the decoder's own error type, whatever it is
+        raise PatchError(f"unable to parse {_go_quote(text)}: {getattr(err, 'message', None) or err}") from None
+    return _go_round_trip(value)
 
 
 class _InvalidJson:
