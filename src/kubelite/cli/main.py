@@ -21,8 +21,23 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# Global flags kubectl accepts before the command name (`kubectl --kubeconfig F get ns`) that
+# take a value; they are moved after the command, where each command parses them.
+_GLOBAL_VALUE_FLAGS = frozenset({"--kubeconfig", "--context", "--cluster", "--user", "-n", "--namespace", "-s",
+                                 "--server", "--token", "--request-timeout", "--cache-dir", "-v", "--v"})
+
+
+def _command_first(argv: list[str]) -> list[str]:
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-h", "--help"):
+        i += 2 if argv[i] in _GLOBAL_VALUE_FLAGS else 1
+    if 0 < i < len(argv):
+        return [argv[i]] + argv[:i] + argv[i + 1:]
+    return argv
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _command_first(list(sys.argv[1:] if argv is None else argv))
     if not argv or argv[0] in ("-h", "--help", "help"):
         _print_usage()
         return 0
