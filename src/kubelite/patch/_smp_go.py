@@ -177,9 +177,7 @@ def _marshal_float(f: float) -> str:
     if a < 1e-6 or a >= 1e21:
         body = _exp_form(ds, dp)
         # Go trims one leading zero of a negative two-digit exponent (e-07 -> e-7).
-        if body[-4:-2] == "-0":
-            body = body[:-2] + body[-1]
-        elif body[-4:-2] == "+0":
+        if body[-4:-1] == "e-0":
             body = body[:-2] + body[-1]
     else:
         body = _fixed_form(ds, dp)
