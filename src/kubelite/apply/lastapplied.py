@@ -110,3 +110,74 @@ def parse_original(text: str | None) -> dict | None:
     if not isinstance(value, dict):
         raise ConfigurationError(f"invalid {LAST_APPLIED} annotation: not a JSON object")
     return value
+
+
+# -- the last-applied commands ---------------------------------------------------------------
+
+def view_text(annotation: str, output: str) -> str:
+    """`apply view-last-applied` output: the annotation as YAML, or JSON indented by two spaces."""
+    if output == "json":
+        return go_indent(annotation)
+    from kubelite.manifest import to_yaml
+
+    value = json.loads(annotation)
+    return to_yaml(value) if value is not None else "null\n"
+
+
+def go_indent(text: str, indent: str = "  ") -> str:
+    """Go's json.Indent: the same tokens, one member per line; leading space dropped, trailing kept."""
+    out: list[str] = []
+    depth = 0
+    in_string = escaped = False
+    pending_newline = False
+    body = text.lstrip(" \t\r\n")
+    stripped = body.rstrip(" \t\r\n")
+    trailing = body[len(stripped):]
+    for ch in stripped:
+        if in_string:
+            out.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch in " \t\r\n":
+            continue
+        if pending_newline and ch not in "]}":
+            out.append("\n" + indent * depth)
+        if pending_newline and ch in "]}":
+            depth -= 1
+            pending_newline = False
+            out.append(ch)
+            continue
+        pending_newline = False
+        if ch == '"':
+            in_string = True
+            out.append(ch)
+        elif ch in "{[":
+            out.append(ch)
+            depth += 1
+            pending_newline = True
+        elif ch in "]}":
+            depth -= 1
+            out.append("\n" + indent * depth + ch)
+        elif ch == ",":
+            out.append(",\n" + indent * depth)
+        elif ch == ":":
+            out.append(": ")
+        else:
+            out.append(ch)
+    return "".join(out) + trailing
+
+
+def set_last_applied_text(obj: dict) -> str:
+    """What `apply set-last-applied` / `edit-last-applied` store: the object as it is, compact
+    sorted JSON without a final newline (no annotation stripping, no `annotations:{}`)."""
+    return encode(obj)[:-1]
+
+
+def annotation_patch(text: str) -> dict:
+    """The merge patch that sets the annotation to `text`."""
+    return {"metadata": {"annotations": {LAST_APPLIED: text}}}

@@ -114,9 +114,7 @@ def validation_directive(text: str) -> str:
 
 def run(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        from kubelite.cli import apply_last_applied
-
-        return apply_last_applied.run(argv[0], argv[1:])
+        return run_last_applied(argv[0], argv[1:])
     args, rest = parser().parse_known_args(argv)
     if rest:
         print(f"error: unknown flag or argument: {rest[0]}", file=sys.stderr)
@@ -276,6 +274,181 @@ def _kustomize_manifests(build, directory: str):
 
     objs = build(directory)
     return [Manifest(obj, directory, i, 1) for i, obj in enumerate(objs)]
+
+
+# -- view-last-applied / set-last-applied / edit-last-applied ----------------------------------
+
+def last_applied_parser(name: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"kubelite apply {name}")
+    p.add_argument("args", nargs="*")
+    p.add_argument("-f", "--filename", action="append", default=[])
+    p.add_argument("-R", "--recursive", action="store_true")
+    p.add_argument("-k", "--kustomize")
+    p.add_argument("-l", "--selector")
+    p.add_argument("--all", action="store_true")
+    p.add_argument("-o", "--output", default="")
+    p.add_argument("--create-annotation", action="store_true")
+    p.add_argument("--dry-run", nargs="?", const="unchanged", default="none")
+    p.add_argument("--windows-line-endings", action="store_true")
+    add_connection_flags(p)
+    return p
+
+
+def run_last_applied(name: str, argv: list[str]) -> int:
+    args = last_applied_parser(name).parse_args(argv)
+    try:
+        session = open_session(args)
+    except Exception as err:
+        print(_one_line(err), file=sys.stderr)
+        return 1
+    from kubelite.apply.report import errors_text
+
+    with session:
+        try:
+            if name == "view-last-applied":
+                return _view_last_applied(args, session)
+            if name == "set-last-applied":
+                return _set_last_applied(args, session)
+            return _edit_last_applied(args, session)
+        except UsageError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        except Exception as err:
+            if not _expected(err):
+                raise
+            print(errors_text([err]), end="", file=sys.stderr)
+            return 1
+
+
+def _targets(args, session, verb: str):
+    """(live object, source) for TYPE NAME / TYPE/NAME arguments or -f files."""
+    from kubelite.apply.engine import Applier, ApplyOptions
+
+    if args.filename or args.kustomize:
+        manifests = read_manifests(args, verb=verb)
+        if manifests is None:
+            raise UsageError("no objects")
+        applier = Applier(session, ApplyOptions(namespace=session.namespace,
+                                                enforce_namespace=session.connection.namespace_explicit))
+        for item in applier.prepare(manifests):
+            applier.resolve(item)
+            yield item, session.client.get(item.resource, item.name, item.namespace or None), item.source
+        return
+    words = list(args.args)
+    if not words:
+        raise UsageError("you must specify the type of resource to get. Use \"kubelite api-resources\" for a "
+                         "complete list of supported resources.")
+    pairs = []
+    if "/" in words[0]:
+        for word in words:
+            kind, _, name = word.partition("/")
+            pairs.append((kind, name))
+    else:
+        pairs = [(words[0], name) for name in words[1:]]
+    for kind, name in pairs:
+        resource = session.discovery.resolve(kind)
+        namespace = session.namespace if resource.namespaced else None
+        yield None, session.client.get(resource, name, namespace), ""
+
+
+def _view_last_applied(args, session) -> int:
+    from kubelite.apply import lastapplied
+
+    output = args.output or "yaml"
+    if output not in ("yaml", "json"):
+        raise UsageError(f"Unexpected -o output mode: {output}, the flag 'output' must be one of yaml|json")
+    texts = []
+    for _item, live, source in _targets(args, session, "view-last-applied"):
+        annotation = lastapplied.original_configuration(live)
+        if annotation is None:
+            if source:
+                name = (live.get("metadata") or {}).get("name", "")
+                raise UsageError(f"error when no last-applied-configuration annotation found on resource: {name}\n "
+                                 f'"{source}": <nil>')
+            continue
+        texts.append(lastapplied.view_text(annotation, output))
+    sys.stdout.write("".join(texts))
+    return 0
+
+
+def _set_last_applied(args, session) -> int:
+    from kubelite.apply import lastapplied
+    from kubelite.apply.report import success_line
+    from kubelite.patch.strategic import to_json
+
+    dry_run = dry_run_strategy(args.dry_run)
+    if not args.filename and not args.kustomize:
+        raise UsageError("must specify one of -f and -k")
+    planned = []
+    for item, live, _source in _targets(args, session, "set-last-applied"):
+        text = lastapplied.set_last_applied_text(item.obj)
+        original = lastapplied.original_configuration(live)
+        if original is None and not args.create_annotation:
+            raise UsageError(f"no last-applied-configuration annotation found on resource: {item.name}, to create "
+                             "the annotation, run the command with --create-annotation")
+        if original == text:
+            print(f"set-last-applied {item.name}: no changes required.")
+            continue
+        planned.append((item, live, text))
+    for item, live, text in planned:
+        final = live
+        if dry_run != "client":
+            from kubelite.client.dynamic import WriteParams
+
+            final = session.client.patch(item.resource, item.namespace or None, item.name,
+                                         to_json(lastapplied.annotation_patch(text)), "merge",
+                                         WriteParams(dry_run=dry_run == "server"))
+        if args.output in ("yaml", "json"):
+            print_objects([final], args.output)
+        else:
+            print(success_line(final, "configured", dry_run, args.output))
+    return 0
+
+
+def _edit_last_applied(args, session) -> int:
+    """Open the annotation (as YAML) in $KUBE_EDITOR / $EDITOR and store what is saved."""
+    import os
+    import shlex
+    import subprocess
+    import tempfile
+
+    from kubelite.apply import lastapplied
+    from kubelite.apply.report import success_line
+    from kubelite.manifest import ManifestError, read_text
+    from kubelite.patch.strategic import to_json
+
+    output = args.output or "yaml"
+    for item, live, _source in _targets(args, session, "edit-last-applied"):
+        annotation = lastapplied.original_configuration(live)
+        if annotation is None:
+            continue
+        resource = item.resource if item is not None else session.discovery.for_kind(live["apiVersion"], live["kind"])
+        before = lastapplied.view_text(annotation, output)
+        editor = os.environ.get("KUBE_EDITOR") or os.environ.get("EDITOR") or "vi"
+        with tempfile.NamedTemporaryFile("w", suffix=f".{output}", prefix="kubelite-edit-", delete=False) as f:
+            f.write(before)
+            path = f.name
+        try:
+            if subprocess.call([*shlex.split(editor), path]) != 0:
+                raise UsageError(f"there was a problem with the editor \"{editor}\"")
+            after = open(path, encoding="utf-8").read()
+        finally:
+            os.unlink(path)
+        if after == before:
+            print("Edit cancelled, no changes made.", file=sys.stderr)
+            continue
+        try:
+            edited = read_text(after, path)
+        except ManifestError as err:
+            raise UsageError(str(err)) from None
+        if len(edited) != 1:
+            raise UsageError("the edited last-applied configuration must hold exactly one object")
+        text = lastapplied.set_last_applied_text(edited[0].obj)
+        metadata = live.get("metadata") or {}
+        final = session.client.patch(resource, metadata.get("namespace") or None, metadata.get("name"),
+                                     to_json(lastapplied.annotation_patch(text)), "merge")
+        print(success_line(final, "edited"))
+    return 0
 
 
 if __name__ == "__main__":
