@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from kubelite.patch import PatchError
-from kubelite.patch._smp_go import fmt_v, kind_of, scalar_key, sort_by_string, dedupe_scalars, type_name
+from kubelite.patch._smp_go import dedupe_scalars, fmt_v, kind_of, scalar_key, sort_by_string, stable_sort, type_name
 
 DIRECTIVE = "$patch"
 DELETE = "delete"
@@ -210,7 +210,7 @@ def split_deletions(items: list, path: str) -> tuple[list, list]:
     for v in items:
         if not isinstance(v, dict):
             raise bad_arg_type("map[string]interface {}", v, path)
-        if v.get(DIRECTIVE, None) == DELETE and isinstance(v.get(DIRECTIVE), str):
+        if v.get(DIRECTIVE) == DELETE:
             delete.append(v)
         else:
             keep.append(v)
@@ -220,8 +220,6 @@ def split_deletions(items: list, path: str) -> tuple[list, list]:
 def normalize_slice_order(to_sort: list, order: list, merge_key: str, kind: str, path: str) -> list:
     """Sort `to_sort` by positions in `order` (Go's SliceStable with apimachinery's odd `less`:
     an element missing from `order` compares as smaller than anything)."""
-    from kubelite.patch._smp_go import stable_sort
-
     to_delete: list = []
     if kind == "map":
         validate_merge_keys(merge_key, path, to_sort, order)

@@ -71,7 +71,6 @@ def patch_local(obj: dict, patch_text: str | bytes, patch_type: str = "strategic
 
 def _strategic(document: dict, patch: Any) -> dict:
     from kubelite.patch import strategic
-    from kubelite.schema import for_kind
 
     api_version = document.get("apiVersion")
     schema = _schema_for(api_version, document["kind"]) if isinstance(api_version, str) else None
