@@ -13,7 +13,7 @@ import re
 import pytest
 import yaml
 
-from conftest import HAVE_KUBECTL
+from apply_support import HAVE_KUBECTL
 from kubelite.apply.lastapplied import LAST_APPLIED
 from kubelite.apply.objects import settle_namespace
 from kubelite.apply.plan import CREATE, UNCHANGED, plan_object

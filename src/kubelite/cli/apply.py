@@ -141,6 +141,8 @@ def _run(args) -> int:
         raise UsageError("cannot set --all and --selector at the same time")
     if args.applyset and not args.prune:
         raise UsageError("--applyset requires --prune")
+    if args.applyset:
+        raise UsageError("--applyset is not supported yet by kubelite (use --prune with -l or --all)")
     if args.prune:
         if args.force:
             raise UsageError("--force cannot be used with --prune")
