@@ -156,3 +156,69 @@ def test_syntax_errors_match_kubectl(text, tmp_path):
         pytest.fail(f"kubectl accepts {text!r} but we refuse it: {caught.value}")
     theirs = done.stderr.strip().removeprefix("error: ")
     assert _same_error(str(caught.value), theirs), (str(caught.value), theirs)
+
+
+WHOLE_FILES = [
+    "%YAML 1.1\n---\napiVersion: v1\nkind: A\n",
+    "apiVersion: v1\nkind: A\n...\n",
+    "apiVersion: v1  # trailing comment\nkind: A # c\nmetadata: {name: x}  \n",
+    "apiVersion: v1\nkind: A\nspec:\n  ? complex\n  : value\n  ? [a, b]\n  : seqkey\n",
+    "apiVersion: v1\nkind: A\nspec: !!map {a: 1}\nother: !!seq [1]\n",
+    "apiVersion: v1\nkind: A\nspec:\n\tkey: tab\n",
+    "apiVersion: v1\nkind: A\nspec: {a: 1, b: [x, {c: d}], 'e': \"f\"}\n",
+    "apiVersion: v1\nkind: A\nspec: plain\n  multi line\n    scalar\n",
+    "{\"apiVersion\": \"v1\", \"kind\": \"A\"}\n---\napiVersion: v1\nkind: B\n",
+    "apiVersion: v1\nkind: A\n---\n{\"apiVersion\": \"v1\", \"kind\": \"B\", \"x\": 1.0}\n",
+    "[{\"apiVersion\": \"v1\", \"kind\": \"A\"}]\n",
+    "{\"apiVersion\": \"v1\", \"kind\": \"A\"}\n[1]\n",
+    "{\"apiVersion\": \"v1\", \"kind\": \"A\", \"x\": 12345678901234567890, \"y\": 1.0, \"z\": -0.0, \"w\": 1e2}\n",
+    "apiVersion: v1\nkind: A\nx: &anchor\n  a: 1\ny: *anchor\nz: [*anchor, *anchor]\n",
+    "apiVersion: v1\nkind: A\nx: &a 1\ny: &a 2\nz: *a\n",
+    "apiVersion: v1\nkind: A\nlist:\n- &a {k: v}\n- <<: *a\n  k2: v2\n",
+    "apiVersion: v1\nkind: A\nspec: |2\n    indented\n  less\n",
+    "apiVersion: v1\nkind: A\nspec: >\n  folded\n  text\n\n  para\n",
+    "apiVersion: v1\nkind: A\nkind: B\n",
+    "apiVersion: v1\nkind: A\nitems: []\n",
+    "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - {apiVersion: v1, kind: C}\n- {apiVersion: v1, kind: D}\n",
+]
+
+
+@pytest.mark.parametrize("text", WHOLE_FILES)
+def test_whole_files_read_as_kubectl(text, tmp_path):
+    path = tmp_path / "f.yaml"
+    path.write_text(text, encoding="utf-8", newline="")
+    done = _kubectl_json(path)
+    if done.returncode != 0:
+        # kubectl prints the objects before a bad one; we refuse the whole input
+        with pytest.raises(ManifestError) as caught:
+            read_sources([str(path)], validate=False, verb="patch")
+        theirs = done.stderr.strip().splitlines()[-1].removeprefix("error: ")
+        assert _same_error(str(caught.value), theirs), (str(caught.value), theirs)
+        return
+    assert "".join(to_json(m.obj) for m in read_sources([str(path)], validate=False)) == done.stdout
+
+
+BAD_JSON = [
+    '{"apiVersion": "v1",\n "kind": "ConfigMap",}',
+    '{"apiVersion": "v1" "kind": "A"}',
+    '{"apiVersion" "v1"}',
+    '{"a": [1, 2 3]}',
+    '{"a": [1, 2,]}',
+    '{"a": tru}',
+    '{"a": "x',
+    '{"a": "line\nbreak"}',
+    '{"a": 1',
+    '{"a": {"b": 1 "c": 2}}',
+    '{"é": "ü" x}',
+]
+
+
+@pytest.mark.parametrize("text", BAD_JSON)
+def test_json_errors_match_kubectl(text, tmp_path):
+    path = tmp_path / "f.json"
+    path.write_text(text, encoding="utf-8")
+    done = _kubectl_json(path)
+    assert done.returncode != 0
+    with pytest.raises(ManifestError) as caught:
+        read_sources([str(path)])
+    assert "error: " + str(caught.value) == done.stderr.strip()

@@ -95,23 +95,32 @@ def test_json_stream_and_json_lines(tmp_path):
     assert [m.line for m in got] == [1, 3, 3]
 
 
-def test_lists_flatten_breadth_first_with_kind_defaulting():
+def test_lists_flatten_with_kind_defaulting():
     text = """apiVersion: v1
 kind: ConfigMapList
 items:
 - metadata: {name: a}
 - apiVersion: v1
-  kind: List
-  items:
-  - {apiVersion: v1, kind: Secret, metadata: {name: nested}}
-- apiVersion: v1
   kind: Secret
   metadata: {name: b}
 """
     got = read_text(text, "f.yaml")
-    assert names(got) == ["a", "b", "nested"]
+    assert names(got) == ["a", "b"]
     assert got[0].obj["kind"] == "ConfigMap" and got[0].obj["apiVersion"] == "v1"
-    assert [m.item for m in got] == [0, 2, 1]
+    assert got[1].obj["kind"] == "Secret"
+    assert [m.item for m in got] == [0, 1]
+
+
+def test_any_object_with_items_is_a_list():
+    got = read_text("apiVersion: v1\nkind: Anything\nitems:\n- {apiVersion: v1, kind: X, metadata: {name: x}}\n", "f")
+    assert names(got) == ["x"]
+
+
+def test_list_inside_a_list_is_refused_as_by_kubectl():
+    text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n"
+    with pytest.raises(ManifestError) as caught:
+        read_text(text, "f.yaml")
+    assert str(caught.value) == "*unstructured.Unstructured is not a list: no Items field in this object"
 
 
 def test_list_with_null_items_holds_nothing():
@@ -284,7 +293,8 @@ def test_invalid_utf8(tmp_path):
 
 def test_invalid_json(tmp_path):
     err = _fails(tmp_path, '{"apiVersion": "v1",\n "kind": "ConfigMap",}', name="f.json")
-    assert str(err).startswith(f"error parsing {tmp_path / 'f.json'}: json: line 2 column 22:")
+    assert str(err) == (f"error parsing {tmp_path / 'f.json'}: json: offset 43: invalid character '}}' "
+                        "looking for beginning of object key string")
     assert err.line == 2
 
 

@@ -45,6 +45,14 @@ TRICKY_STRINGS = [
     "app.kubernetes.io/name", "-0", "+0", "0", "00", "0.0", "-0.0", "1e-7", "12345678901234567890",
     "123456789012345678901234567890", "3.14159", "0x", "0o", "0b", "1__0", "_1", "1_", "+", ".", "..",
     "./a", "/a", "%", "@", "`", "{}", "[]", "null null", "yes no",
+    # folding of long lines in each style, at several depths
+    "tab\t" + "word " * 25, "@" + "word " * 25, "'" + "it's " * 25, "a  b   " * 20 + "end",
+    " lead " + "word " * 25, "word " * 25 + "trail ", "x" * 200, ("x" * 90 + " ") * 3 + "y",
+    "word\t" * 30, "\x01" + " word" * 30, "é " * 60, "日本 " * 50, "- " + "word " * 25, "#" + " w" * 60,
+    "line with trailing space \nnext line " + "word " * 20, "  indented first\nsecond\n",
+    "\n\nleading breaks\n", "text\n\n\n", "crlf\r\nline\r\n", "a\u2028" + "b " * 50,
+    "2001-12-14T21:59:43.1Z", "2001-12-14T21:59:43+01:00", "2001-1-1", "2001-12-14 1:2:3",
+    "2001-12-14T25:00:00Z", "2001-12-14t1:2:3Z", "1970-01-01T00:00:00.123456789Z", "12:30", "-0:30",
 ]
 
 TRICKY_KEYS = ["a", "B", "Z", "_x", "1", "9", "10", "a2", "a10", "a02", "a1", "é", "b", "Yes", "true",
@@ -61,14 +69,16 @@ def _object(name: str, body: dict) -> dict:
 
 
 def tricky_objects() -> list[dict]:
-    objs = [_object(f"s{i}", {"value": s, "list": [s], "nested": {"k": [{"v": s}]}})
+    objs = [_object(f"s{i}", {"value": s, "list": [s], "nested": {"k": [{"v": s}], "deeper": {"d": {"e": [[s]]}}}})
             for i, s in enumerate(TRICKY_STRINGS)]
     objs.append(_object("keys", {k: i for i, k in enumerate(TRICKY_KEYS)}))
     objs.append(_object("numbers", {"n": TRICKY_NUMBERS, "m": {str(i): v for i, v in enumerate(TRICKY_NUMBERS)}}))
     objs.append(_object("shapes", {"emptyMap": {}, "emptyList": [], "nulls": [None, None], "bools": [True, False],
                                    "listOfLists": [[1, [2, []]], [], [{}]], "mapInList": [{"a": {"b": [{}]}}],
                                    "deep": {"a": {"b": {"c": {"d": ["x", {"e": "long " * 25}]}}}}}))
-    objs.append(_object("longkeys", {"k" * 128: "v", "k" * 129: {"a": 1}, "q" * 140: ["x"]}))
+    objs.append(_object("longkeys", {"k" * 128: "v", "k" * 129: {"a": 1}, "q" * 140: ["x"],
+                                     "m" * 100: "word " * 20, "é" * 70: "v", "é" * 60: "w",
+                                     "multi\nline key": "v", "multi\nline\nkey": {"a": [1]}, "t\tkey": 1}))
     rng = random.Random(1234)
     alphabet = list("ab yn01:-#'\"\n\t.&*!|>%@`,[]{}?~\\é日😀\u2028\x01") + [" "] * 4
     for i in range(120):

@@ -148,9 +148,10 @@ def _json_documents(text: str, source: str) -> list[_Document]:
         try:
             value, end = _DECODER.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            raise ManifestError(
-                f"error parsing {source}: json: line {exc.lineno} column {exc.colno}: {exc.msg}",
-                source, exc.lineno) from None
+            problem = _go_json_problem(text, pos, exc)
+            # a stream that stops early is io.ErrUnexpectedEOF, not a syntax error
+            problem = "unexpected EOF" if problem == _UNEXPECTED_EOF else "json: " + problem
+            raise ManifestError(f"error parsing {source}: {problem}", source, exc.lineno) from None
         except ValueError as exc:
             line = _line_of(text, pos)
             raise ManifestError(f"error parsing {source}: {exc} (line {line})", source, line) from None
@@ -159,6 +160,68 @@ def _json_documents(text: str, source: str) -> list[_Document]:
         out.append(_Document(value, _line_of(text, pos)))
         pos = _JSON_SPACE.match(text, end).end()
     return out
+
+
+_JSON_CONTEXT = {
+    "Expecting value": "looking for beginning of value",
+    "Expecting property name enclosed in double quotes": "looking for beginning of object key string",
+    "Expecting ':' delimiter": "after object key",
+}
+
+
+def _innermost_open(text: str, start: int, end: int) -> str:
+    """The innermost unclosed bracket between start and end ("{" or "[")."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for c in text[start:end]:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            stack.append(c)
+        elif c in "]}" and stack:
+            stack.pop()
+    return stack[-1] if stack else ""
+
+
+_UNEXPECTED_EOF = "\0eof"
+
+
+def _go_json_problem(text: str, start: int, exc: json.JSONDecodeError) -> str:
+    """encoding/json's wording (``offset N: invalid character ...``) for a syntax error."""
+    pos = exc.pos
+    offset = len(text[:pos].encode("utf-8")) + 1
+    if pos >= len(text) or exc.msg.startswith("Unterminated string"):
+        return _UNEXPECTED_EOF
+    char = text[pos]
+    literal = {"t": "true", "f": "false", "n": "null"}.get(char)
+    if literal and exc.msg == "Expecting value":
+        for i, want in enumerate(literal):
+            if pos + i >= len(text):
+                return _UNEXPECTED_EOF
+            got = text[pos + i]
+            if got != want:
+                where = len(text[:pos + i].encode("utf-8")) + 1
+                return f"offset {where}: invalid character '{got}' in literal {literal} (expecting '{want}')"
+    shown = json.dumps(char)[1:-1] if char in "\n\t\r" else char
+    if exc.msg.startswith("Invalid control character"):
+        return f"offset {offset}: invalid character '{shown}' in string literal"
+    if exc.msg == "Expecting ',' delimiter":
+        inner = _innermost_open(text, start, pos)
+        context = "after object key:value pair" if inner == "{" else "after array element"
+    else:
+        context = _JSON_CONTEXT.get(exc.msg)
+    if context is None:
+        return f"line {exc.lineno} column {exc.colno}: {exc.msg}"
+    if char == "-" and exc.msg == "Expecting value" and pos + 1 < len(text) and not text[pos + 1].isdigit():
+        return f"offset {offset + 1}: invalid character '{text[pos + 1]}' in numeric literal"
+    return f"offset {offset}: invalid character '{shown}' {context}"
 
 
 def _is_json(text: str) -> bool:
@@ -244,18 +307,11 @@ def _flatten(doc: dict, source: str) -> list[tuple[dict, int | None]]:
             item = dict(item, kind=item_kind, apiVersion=list_version)
         queue.append((item, index))
     out: list[tuple[dict, int | None]] = []
-    position = 0
-    while position < len(queue):
-        item, index = queue[position]
-        position += 1
-        nested = item.get("items")
-        if not isinstance(nested, list):
-            out.append((item, index))
-            continue
-        for child in nested:
-            if not isinstance(child, dict):
-                raise ManifestError(f'unable to decode "{source}": items member is not an object')
-            queue.append((child, index))
+    for item, index in queue:
+        if isinstance(item.get("items"), list):
+            # kubectl cannot take a List apart when it sits inside another one
+            raise ManifestError("*unstructured.Unstructured is not a list: no Items field in this object")
+        out.append((item, index))
     return out
 
 
