@@ -54,7 +54,8 @@ class KubeConfig:
     def to_dict(self) -> dict:
         """The merged config as kubectl's `config view` prints it (before redaction)."""
         def entries(kind: str, key: str, table: dict) -> list | None:
-            return [{"name": name, key: dict(value)} for name, value in table.items()] or None
+            # kubectl holds these as maps: `config view` lists them sorted by name
+            return [{"name": name, key: dict(table[name])} for name in sorted(table)] or None
 
         return {
             "apiVersion": "v1",
@@ -166,7 +167,7 @@ def merge(docs: list[tuple[pathlib.Path, dict]]) -> KubeConfig:
                 if not isinstance(body, dict):
                     raise ConfigError(f"error: error loading config file \"{path}\": {key}[{index}].{item_key}: "
                                       "must be a mapping")
-                table[name] = _relative_paths(body, path.parent, item_key)
+                table[name] = dict(body)
                 config.origin[(item_key, name)] = path
         current = doc.get("current-context")
         if current and not config.current_context:
@@ -221,8 +222,11 @@ def resolve(config: KubeConfig | None, overrides: Overrides) -> Connection:
     conn.insecure = bool(cluster.get("insecure-skip-tls-verify"))
     conn.tls_server_name = cluster.get("tls-server-name") or None
     conn.proxy_url = cluster.get("proxy-url") or None
+    cluster = _relative_paths(cluster, config.origin[("cluster", cluster_name)].parent, "cluster")
     conn.ca_data = _data_or_file(cluster, "certificate-authority", "cluster", cluster_name)
     user = config.users.get(user_name) or {}
+    if user:
+        user = _relative_paths(user, config.origin[("user", user_name)].parent, "user")
     _apply_user(conn, user, user_name)
     return _with_flags(conn, overrides)
 
