@@ -1,1 +1,25 @@
-"""Kustomize: a kustomization directory -> list of objects."""
+"""Kustomize: a kustomization directory -> list of objects.
+
+    build(path, load_restrictor="LoadRestrictionsRootOnly") -> list[dict]
+    render(objects) -> str      # the text `kubectl kustomize` prints
+
+Behaviour follows Kustomize v5.5.0 as embedded in kubectl 1.32. Failures raise
+KustomizeError with a one-line message naming the file or object.
+"""
+from __future__ import annotations
+
+from .errors import KustomizeError
+
+__all__ = ["build", "render", "KustomizeError"]
+
+
+def build(path: str, load_restrictor: str = "LoadRestrictionsRootOnly", reorder: str = "") -> list[dict]:
+    from .build import build_resmap
+
+    return [r.obj for r in build_resmap(path, load_restrictor, reorder)]
+
+
+def render(objects: list[dict]) -> str:
+    from .render import render as _render
+
+    return _render(objects)

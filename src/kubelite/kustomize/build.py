@@ -1,0 +1,56 @@
+"""The top of a build: accumulate, then hash names, fix references, resolve vars,
+drop local-only objects, sort, and apply the build metadata options."""
+from __future__ import annotations
+
+import os
+
+from . import kustomization as kz
+from .errors import KustomizeError
+from .fs import ROOT_ONLY, Loader, eval_symlinks
+from .hashing import content_hash
+from .nameref import fix_name_references
+from .resmap import ResMap
+from .sorting import sort_resources
+from .target import Target
+
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+
+
+def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "") -> ResMap:
+    root = os.path.abspath(path)
+    try:
+        real = eval_symlinks(root)
+    except KustomizeError as exc:
+        raise KustomizeError(f"must build at directory: not a valid directory: {exc}") from None
+    if not os.path.isdir(real):
+        raise KustomizeError(f"must build at directory: '{real}': file is not directory")
+    target = Target(Loader(real, load_restrictor))
+    ra = target.accumulate()
+    rm = ra.resmap
+    for res in rm:
+        if res.needs_hash and res.kind in ("ConfigMap", "Secret"):
+            res.store_previous_id()
+            res.name = f"{res.name}-{content_hash(res.obj)}"
+    fix_name_references(rm, ra.config.name_reference)
+    if ra.vars:
+        from .vars import resolve_vars
+
+        resolve_vars(rm, ra.vars, ra.config.var_reference)
+    rm.resources = [r for r in rm if str(r.annotations().get(LOCAL_CONFIG, "")) != "true"]
+    sort_options = target.k.get("sortOptions")
+    if sort_options is not None:
+        sort_resources(rm, sort_options)
+    elif reorder in ("", "legacy"):
+        sort_resources(rm, {"order": "legacy"})
+    build_metadata = kz.as_list(target.k, "buildMetadata")
+    if "managedByLabel" in build_metadata:
+        for res in rm:
+            res.meta.setdefault("labels", {})
+            if not isinstance(res.meta["labels"], dict):
+                res.meta["labels"] = {}
+            res.meta["labels"]["app.kubernetes.io/managed-by"] = "kustomize-v5.5.0"
+    if "originAnnotations" in build_metadata:
+        from .origin import add_origin_annotations
+
+        add_origin_annotations(rm)
+    return rm

@@ -1,0 +1,141 @@
+"""configMapGenerator and secretGenerator."""
+from __future__ import annotations
+
+import base64
+import os
+
+from .errors import KustomizeError
+from .fs import Loader
+from .resource import Resource
+
+
+def merge_options(local: dict | None, global_: dict | None) -> dict:
+    """Per-generator options over the kustomization's generatorOptions."""
+    local = dict(local or {})
+    global_ = global_ or {}
+    for key in ("labels", "annotations"):
+        merged = dict(global_.get(key) or {})
+        merged.update(local.get(key) or {})
+        if merged:
+            local[key] = merged
+    for key in ("disableNameSuffixHash", "immutable"):
+        if global_.get(key):
+            local[key] = True
+    return local
+
+
+def _literal(source: str, what: str) -> tuple[str, str]:
+    if "=" not in source:
+        raise KustomizeError(f"invalid literal source {source}, expected key=value")
+    key, _, value = source.partition("=")
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    return key, value
+
+
+def _env_pairs(text: str, path: str) -> list[tuple[str, str]]:
+    out = []
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        line = line.rstrip("\r") if line.endswith("\r") else line
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if "=" in line:
+            key, _, value = line.partition("=")
+            key = key.lstrip()
+            if " " in key or "\t" in key:
+                raise KustomizeError(f"key '{key}' has white space in env file {path}")
+            out.append((key, value))
+        else:
+            key = line.strip()
+            out.append((key, os.environ.get(key, "")))
+    return out
+
+
+def _file_source(source: str) -> tuple[str, str]:
+    if "=" in source:
+        key, _, path = source.partition("=")
+        if not key:
+            raise KustomizeError(f"key name for file path {path} missing")
+        if not path:
+            raise KustomizeError(f"file path for key name {key} missing")
+        return key, path
+    return os.path.basename(source.rstrip("/")), source
+
+
+def _collect(args: dict, loader: Loader, kind: str, name: str) -> list[tuple[str, bytes | str]]:
+    pairs: list[tuple[str, bytes | str]] = []
+    envs = list(args.get("envs") or [])
+    if args.get("env"):
+        envs.append(args["env"])
+    for env in envs:
+        pairs.extend(_env_pairs(loader.load(env), env))
+    for lit in args.get("literals") or []:
+        pairs.append(_literal(str(lit), kind))
+    for src in args.get("files") or []:
+        key, path = _file_source(str(src))
+        pairs.append((key, loader.load_bytes(path)))
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise KustomizeError(f"{kind.lower()} {name} illegally repeats the key `{key}`")
+        seen.add(key)
+    return pairs
+
+
+def _text(value: bytes | str) -> str | None:
+    if isinstance(value, str):
+        return value
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _b64(value: bytes | str) -> str:
+    raw = value.encode("utf-8") if isinstance(value, str) else value
+    return base64.b64encode(raw).decode("ascii")
+
+
+def generate(args: dict, kind: str, loader: Loader, global_options: dict | None) -> Resource:
+    if not isinstance(args, dict):
+        raise KustomizeError(f"{kind} generator entry must be a mapping")
+    name = args.get("name") or ""
+    if not name:
+        raise KustomizeError(f"a {kind.lower()} generator must have a name")
+    options = merge_options(args.get("options"), global_options)
+    meta: dict = {"name": name}
+    if args.get("namespace"):
+        meta["namespace"] = args["namespace"]
+    obj: dict = {"apiVersion": "v1", "kind": kind, "metadata": meta}
+    pairs = _collect(args, loader, kind, name)
+    if kind == "ConfigMap":
+        data, binary = {}, {}
+        for key, value in pairs:
+            text = _text(value)
+            if text is None:
+                binary[key] = _b64(value)
+            else:
+                data[key] = text
+        if data:
+            obj["data"] = data
+        if binary:
+            obj["binaryData"] = binary
+    else:
+        obj["type"] = args.get("type") or "Opaque"
+        data = {key: _b64(value) for key, value in pairs}
+        if data:
+            obj["data"] = data
+    if options.get("labels"):
+        meta["labels"] = {str(k): str(v) for k, v in options["labels"].items()}
+    if options.get("annotations"):
+        meta["annotations"] = {str(k): str(v) for k, v in options["annotations"].items()}
+    if options.get("immutable"):
+        obj["immutable"] = True
+    behavior = args.get("behavior") or "create"
+    if behavior not in ("create", "merge", "replace"):
+        raise KustomizeError(f"unknown generator behavior '{behavior}'")
+    return Resource(obj, needs_hash=not options.get("disableNameSuffixHash"), behavior=behavior, generated=True)

@@ -1,0 +1,141 @@
+"""Name reference propagation: when an object was renamed (prefix, suffix, hash,
+patch), fields of other objects naming it follow."""
+from __future__ import annotations
+
+from . import fieldspec
+from .defaults import NameBackRef
+from .errors import KustomizeError
+from .resmap import ResMap
+from .resource import Gvk, Resource
+
+
+def _same_ending(a: list, b: list) -> bool:
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    diff = len(long_) - len(short)
+    if not short:
+        return diff == 0
+    return all(long_[i + diff] == short[i] for i in range(len(short)))
+
+
+def _presuf_equal(r: Resource, o: Resource, allow_empty: bool) -> bool:
+    if allow_empty:
+        return ((not r.prefixes or not o.prefixes or _same_ending(r.prefixes, o.prefixes))
+                and (not r.suffixes or not o.suffixes or _same_ending(r.suffixes, o.suffixes)))
+    return _same_ending(r.prefixes, o.prefixes) and _same_ending(r.suffixes, o.suffixes)
+
+
+def _rolebinding_namespaces(res: Resource) -> set:
+    if res.kind not in ("RoleBinding", "ClusterRoleBinding"):
+        return set()
+    out = set()
+    for s in res.obj.get("subjects") or []:
+        if isinstance(s, dict) and s.get("namespace"):
+            out.add(s["namespace"])
+    return out
+
+
+def _candidates_for(referrer: Resource, resmap: ResMap) -> list[Resource]:
+    rid = referrer.cur_id()
+    if rid.cluster_scoped:
+        return list(resmap)
+    namespaces = _rolebinding_namespaces(referrer)
+    out = []
+    for r in resmap:
+        cid = r.cur_id()
+        if cid.cluster_scoped or cid.ns_equals(rid) or r.namespace in namespaces:
+            out.append(r)
+    return out
+
+
+class _Fixer:
+    def __init__(self, referrer: Resource, target: NameBackRef, path: str, candidates: list[Resource]) -> None:
+        self.referrer = referrer
+        self.target = target
+        self.path = path
+        self.candidates = candidates
+
+    def select(self, old: str, candidates: list[Resource], identical) -> Resource | None:
+        target = self.target
+        cands = [r for r in candidates if any(i.name == old for i in r.prev_ids)]
+        cands = [r for r in cands if any(i.gvk.selected_by(target.group, target.version, target.kind) for i in r.prev_ids)]
+        if self.path.endswith("roleRef/name"):
+            ref = self.referrer.obj.get("roleRef")
+            if isinstance(ref, dict) and ref.get("apiGroup") is not None and ref.get("kind") is not None:
+                g, k = str(ref.get("apiGroup")), str(ref.get("kind"))
+                cands = [r for r in cands if any(i.gvk.selected_by(group=g, kind=k) for i in r.prev_ids)]
+        rid = self.referrer.cur_id()
+        if not rid.cluster_scoped:
+            cands = [r for r in cands if r.cur_id().cluster_scoped or r.kind == "ServiceAccount" or rid.ns_equals(r.cur_id())]
+        if len(cands) == 1:
+            return cands[0]
+        cands = [r for r in cands if _presuf_equal(r, self.referrer, True)]
+        if len(cands) > 1:
+            cands = [r for r in cands if _presuf_equal(r, self.referrer, False)]
+        if len(cands) == 1:
+            return cands[0]
+        if not cands:
+            return None
+        if identical(cands):
+            return cands[0]
+        ids = ", ".join(str(r.cur_id()) for r in cands)
+        raise KustomizeError(
+            f"updating name reference in '{self.path}' field of '{self.referrer.cur_id()}': "
+            f"considering field '{self.path}' of object {self.referrer.cur_id()}: found multiple possible referrals: {ids}")
+
+    def scalar(self, container, key) -> None:
+        value = container[key]
+        ref = self.select(value, self.candidates, lambda rs: len({r.name for r in rs}) == 1)
+        if ref is None:
+            return
+        ref.refby.append(self.referrer.cur_id())
+        if ref.name != value:
+            container[key] = ref.name
+
+    def mapping(self, node: dict) -> None:
+        if "name" not in node:
+            raise KustomizeError("path config error; no 'name' field in node")
+        candidates = self.candidates
+        if "namespace" in node:
+            ns = node.get("namespace")
+            by_org = [r for r in self.candidates if r.org_id().namespace == ns]
+            candidates = by_org or [r for r in self.candidates if r.namespace == ns]
+        old = node.get("name")
+        if not isinstance(old, str):
+            return
+        ref = self.select(old, candidates, lambda rs: len({(r.name, r.namespace) for r in rs}) == 1)
+        if ref is None:
+            return
+        ref.refby.append(self.referrer.cur_id())
+        if ref.name == old and not ref.namespace:
+            return
+        node["name"] = ref.name
+        if ref.namespace:
+            node["namespace"] = ref.namespace
+
+    def __call__(self, container: dict, key: str) -> None:
+        value = container.get(key)
+        if value is None:
+            return
+        if isinstance(value, str):
+            self.scalar(container, key)
+        elif isinstance(value, dict):
+            self.mapping(value)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, str):
+                    self.scalar(value, i)
+                elif isinstance(item, dict):
+                    self.mapping(item)
+
+
+def fix_name_references(resmap: ResMap, backrefs: list[NameBackRef]) -> None:
+    candidates_cache: dict[int, list] = {}
+    for backref in backrefs:
+        for spec in backref.referrers:
+            for res in list(resmap):
+                if not spec.selects(res.org_id().gvk):
+                    continue
+                if id(res) not in candidates_cache:
+                    candidates_cache[id(res)] = _candidates_for(res, resmap)
+                fixer = _Fixer(res, backref, spec.path, candidates_cache[id(res)])
+                fieldspec.apply(res.obj, fieldspec.FieldSpec(spec.path, spec.group, spec.version, spec.kind, False), fixer)

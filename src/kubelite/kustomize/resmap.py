@@ -1,0 +1,89 @@
+"""An ordered collection of resources with Kustomize's id rules."""
+from __future__ import annotations
+
+from .errors import KustomizeError
+from .resource import Resource, ResId
+
+
+class ResMap:
+    def __init__(self, resources: list | None = None) -> None:
+        self.resources: list[Resource] = list(resources or [])
+
+    def __iter__(self):
+        return iter(self.resources)
+
+    def __len__(self) -> int:
+        return len(self.resources)
+
+    def by_current_id(self, rid: ResId) -> list[Resource]:
+        return [r for r in self.resources if r.cur_id().equals(rid)]
+
+    def by_any_id(self, rid: ResId) -> list[Resource]:
+        return [r for r in self.resources if any(i.equals(rid) for i in r.all_ids())]
+
+    def append(self, res: Resource) -> None:
+        rid = res.cur_id()
+        if self.by_current_id(rid):
+            raise KustomizeError(f"may not add resource with an already registered id: {rid}")
+        self.resources.append(res)
+
+    def append_all(self, other: "ResMap") -> None:
+        for res in other:
+            self.append(res)
+
+    def absorb(self, res: Resource) -> None:
+        """Add a generated resource, honouring its behavior (create, merge, replace)."""
+        rid = res.cur_id()
+        matches = self.by_any_id(rid)
+        if not matches:
+            if res.behavior in ("merge", "replace"):
+                raise KustomizeError(f"id {_go_id(rid)} does not exist; cannot merge or replace")
+            self.append(res)
+            return
+        if len(matches) > 1:
+            raise KustomizeError(f"found multiple objects {[str(m.cur_id()) for m in matches]} that could accept merge of {rid}")
+        old = matches[0]
+        if res.behavior == "replace":
+            _copy_merge_meta(res, old)
+        elif res.behavior == "merge":
+            _copy_merge_meta(res, old)
+            for key in ("data", "binaryData"):
+                merged = dict(old.obj.get(key) or {})
+                merged.update(res.obj.get(key) or {})
+                if merged:
+                    res.obj[key] = merged
+        else:
+            raise KustomizeError(f"id {_go_id(rid)} exists; behavior must be merge or replace")
+        res.needs_hash = res.needs_hash
+        self.resources[self.resources.index(old)] = res
+
+    def replace(self, old: Resource, new: Resource) -> None:
+        self.resources[self.resources.index(old)] = new
+
+    def remove(self, res: Resource) -> None:
+        self.resources.remove(res)
+
+
+def _copy_merge_meta(res: Resource, old: Resource) -> None:
+    labels = dict(old.labels())
+    labels.update(res.labels())
+    if labels:
+        res.meta["labels"] = labels
+    annotations = dict(old.annotations())
+    annotations.update(res.annotations())
+    if annotations:
+        res.meta["annotations"] = annotations
+    res.name = old.name
+    if old.namespace:
+        res.namespace = old.namespace
+    else:
+        res.meta.pop("namespace", None)
+    res.copy_tracking_from(old)
+    if res.origin is None:
+        res.origin = old.origin
+
+
+def _go_id(rid: ResId) -> str:
+    gvk = rid.gvk
+    return (f'resid.ResId{{Gvk:resid.Gvk{{Group:"{gvk.group}", Version:"{gvk.version}", Kind:"{gvk.kind}", '
+            f'isClusterScoped:{str(rid.cluster_scoped).lower()}}}, Name:"{rid.name}", Namespace:"{rid.namespace}"}}')

@@ -1,0 +1,168 @@
+"""Resources with the identity bookkeeping Kustomize keeps for them.
+
+A ResId is (group, version, kind, name, namespace). Besides the object itself a
+Resource remembers its earlier ids (renames, namespace moves, kind changes), the
+name prefixes/suffixes applied to it and generator settings; Kustomize keeps these
+in internal annotations, here they are plain attributes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+# Kinds that live outside namespaces (kyaml decides from its built-in schema).
+CLUSTER_SCOPED = frozenset(
+    """APIService CertificateSigningRequest ClusterRole ClusterRoleBinding ComponentStatus
+    CSIDriver CSINode CustomResourceDefinition FlowSchema IngressClass MutatingAdmissionPolicy
+    MutatingAdmissionPolicyBinding MutatingWebhookConfiguration Namespace Node PersistentVolume
+    PodSecurityPolicy PriorityClass PriorityLevelConfiguration RuntimeClass
+    SelfSubjectAccessReview SelfSubjectReview SelfSubjectRulesReview StorageClass
+    StorageVersionMigration SubjectAccessReview TokenReview ValidatingAdmissionPolicy
+    ValidatingAdmissionPolicyBinding ValidatingWebhookConfiguration VolumeAttachment
+    VolumeAttributesClass ClusterTrustBundle IPAddress ServiceCIDR""".split()
+)
+
+NOT_A_NAMESPACE = "~X"
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    if "/" in api_version:
+        group, _, version = api_version.partition("/")
+        return group, version
+    return "", api_version
+
+
+class Gvk(NamedTuple):
+    group: str
+    version: str
+    kind: str
+
+    def selected_by(self, group: str = "", version: str = "", kind: str = "") -> bool:
+        return (not group or group == self.group) and (not version or version == self.version) and (
+            not kind or kind == self.kind)
+
+    def __str__(self) -> str:
+        return f"{self.kind or '[noKind]'}.{self.version or '[noVer]'}.{self.group or '[noGrp]'}"
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+class ResId(NamedTuple):
+    gvk: Gvk
+    name: str
+    namespace: str
+
+    @property
+    def cluster_scoped(self) -> bool:
+        return self.gvk.kind in CLUSTER_SCOPED
+
+    def effective_namespace(self) -> str:
+        if self.cluster_scoped:
+            return NOT_A_NAMESPACE
+        return self.namespace or "default"
+
+    def ns_equals(self, other: "ResId") -> bool:
+        return self.effective_namespace() == other.effective_namespace()
+
+    def equals(self, other: "ResId") -> bool:
+        return self.gvk == other.gvk and self.name == other.name and self.ns_equals(other)
+
+    def __str__(self) -> str:
+        return f"{self.gvk}/{self.name or '[noName]'}.{self.namespace or '[noNs]'}"
+
+
+def gvk_of(obj: dict) -> Gvk:
+    api_version = obj.get("apiVersion")
+    kind = obj.get("kind")
+    group, version = split_api_version(api_version if isinstance(api_version, str) else "")
+    return Gvk(group, version, kind if isinstance(kind, str) else "")
+
+
+@dataclass(eq=False)
+class Resource:
+    obj: dict
+    prev_ids: list = field(default_factory=list)
+    prefixes: list = field(default_factory=list)
+    suffixes: list = field(default_factory=list)
+    needs_hash: bool = False
+    behavior: str = ""
+    generated: bool = False
+    origin: dict | None = None
+    transformations: list = field(default_factory=list)
+    refby: list = field(default_factory=list)
+
+    # -- plain accessors ------------------------------------------------------------
+    @property
+    def meta(self) -> dict:
+        meta = self.obj.get("metadata")
+        if not isinstance(meta, dict):
+            meta = {}
+            self.obj["metadata"] = meta
+        return meta
+
+    @property
+    def kind(self) -> str:
+        kind = self.obj.get("kind")
+        return kind if isinstance(kind, str) else ""
+
+    @property
+    def name(self) -> str:
+        meta = self.obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return name if isinstance(name, str) else ""
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.meta["name"] = value
+
+    @property
+    def namespace(self) -> str:
+        meta = self.obj.get("metadata")
+        ns = meta.get("namespace") if isinstance(meta, dict) else None
+        return ns if isinstance(ns, str) else ""
+
+    @namespace.setter
+    def namespace(self, value: str) -> None:
+        self.meta["namespace"] = value
+
+    @property
+    def gvk(self) -> Gvk:
+        return gvk_of(self.obj)
+
+    def cur_id(self) -> ResId:
+        return ResId(self.gvk, self.name, self.namespace)
+
+    def org_id(self) -> ResId:
+        return self.prev_ids[0] if self.prev_ids else self.cur_id()
+
+    def all_ids(self) -> list:
+        return [self.cur_id(), *self.prev_ids]
+
+    def store_previous_id(self) -> None:
+        cur = self.cur_id()
+        ns = cur.effective_namespace()
+        self.prev_ids.append(ResId(cur.gvk, cur.name, "" if ns == NOT_A_NAMESPACE else ns))
+
+    def labels(self) -> dict:
+        labels = self.meta.get("labels")
+        return labels if isinstance(labels, dict) else {}
+
+    def annotations(self) -> dict:
+        annotations = self.meta.get("annotations")
+        return annotations if isinstance(annotations, dict) else {}
+
+    def copy(self) -> "Resource":
+        import copy
+
+        return Resource(
+            copy.deepcopy(self.obj), list(self.prev_ids), list(self.prefixes), list(self.suffixes),
+            self.needs_hash, self.behavior, self.generated,
+            dict(self.origin) if self.origin else None, list(self.transformations), list(self.refby))
+
+    def copy_tracking_from(self, other: "Resource") -> None:
+        self.prev_ids = list(other.prev_ids)
+        self.prefixes = list(other.prefixes)
+        self.suffixes = list(other.suffixes)
+        self.refby = list(other.refby)

@@ -1,0 +1,334 @@
+"""One kustomization directory: accumulate its resources, run its generators and
+transformers, recursing into bases and components (Kustomize's KustTarget)."""
+from __future__ import annotations
+
+import os
+
+from . import generators, kustomization as kz, patches, transformers, yamlv3
+from .defaults import NameBackRef, TransformerConfig, default_config
+from .errors import KustomizeError
+from .fieldspec import FieldSpec, specs_from
+from .fs import Loader, eval_symlinks, find_kustomization
+from .resmap import ResMap
+from .resource import Resource
+
+
+class Accumulator:
+    """Resources accumulated so far, with the transformer config and vars gathered on the way."""
+
+    def __init__(self) -> None:
+        self.resmap = ResMap()
+        self.config: TransformerConfig = default_config()
+        self.vars: list[dict] = []
+
+    def merge_vars(self, new_vars: list) -> None:
+        for v in new_vars:
+            if not isinstance(v, dict):
+                raise KustomizeError(f"invalid var {v!r}")
+            for existing in self.vars:
+                if existing.get("name") == v.get("name"):
+                    raise KustomizeError(f"var '{v.get('name')}' already encountered")
+            self.vars.append(v)
+
+
+def resources_from_text(text: str, source: str) -> list[Resource]:
+    out = []
+    try:
+        docs = yamlv3.load_all(text)
+    except KustomizeError as exc:
+        raise KustomizeError(f"{exc} in File: {source}") from None
+    for doc in docs:
+        if doc is None or doc == {}:
+            continue
+        if not isinstance(doc, dict):
+            raise KustomizeError(f"missing Resource metadata in File: {source}")
+        if isinstance(doc.get("items"), list) and str(doc.get("kind", "")).endswith("List"):
+            for item in doc["items"]:
+                if isinstance(item, dict) and item:
+                    out.append(Resource(item))
+            continue
+        out.append(Resource(doc))
+    for r in out:
+        if not r.kind:
+            raise KustomizeError(f"missing kind in object {r.obj!r}")
+    return out
+
+
+def load_config_file(loader: Loader, path: str) -> TransformerConfig:
+    data = yamlv3.load_all(loader.load(path))
+    tc = TransformerConfig()
+    for doc in data:
+        if not isinstance(doc, dict):
+            continue
+        _config_from_dict(tc, doc, path)
+    return tc
+
+
+def _config_from_dict(tc: TransformerConfig, doc: dict, where: str) -> None:
+    mapping = {"namePrefix": "name_prefix", "nameSuffix": "name_suffix", "namespace": "namespace",
+               "commonLabels": "common_labels", "templateLabels": "template_labels", "labels": "labels",
+               "commonAnnotations": "common_annotations", "varReference": "var_reference",
+               "images": "images", "replicas": "replicas"}
+    for key, attr in mapping.items():
+        if key in doc:
+            getattr(tc, attr).extend(specs_from(doc[key], f"{where}: {key}"))
+    for ref in doc.get("nameReference") or []:
+        if not isinstance(ref, dict):
+            continue
+        gvk = ref.get("gvk") if isinstance(ref.get("gvk"), dict) else ref
+        tc.name_reference.append(NameBackRef(str(gvk.get("group") or ""), str(gvk.get("version") or ""),
+                                             str(gvk.get("kind") or ""), specs_from(ref.get("fieldSpecs"), where)))
+
+
+class Target:
+    def __init__(self, loader: Loader, is_component: bool | None = None) -> None:
+        self.loader = loader
+        self.root = loader.root
+        name = find_kustomization(self.root)
+        if name is None:
+            raise KustomizeError(
+                f"unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{self.root}'")
+        self.file_name = name
+        self.k = kz.parse(loader.load(name), os.path.join(self.root, name))
+        self._normalize()
+
+    def _normalize(self) -> None:
+        k = self.k
+        kind = k.get("kind") or "Kustomization"
+        if kind == "Component" and (k.get("apiVersion") or "") != kz.COMPONENT_API:
+            raise KustomizeError(
+                f"couldn't make target for path '{self.root}': Failed to read kustomization file under {self.root}:\n"
+                f"apiVersion for Component should be {kz.COMPONENT_API}")
+        self.kind = kind
+        self.resources = kz.as_list(k, "resources") + kz.as_list(k, "bases")
+        images = kz.as_list(k, "images") + kz.as_list(k, "imageTags")
+        self.images = images
+
+    @property
+    def is_component(self) -> bool:
+        return self.kind == "Component"
+
+    # -- accumulation ---------------------------------------------------------------
+    def accumulate(self, ra: Accumulator | None = None) -> Accumulator:
+        ra = ra or Accumulator()
+        k = self.k
+        try:
+            self._accumulate_resources(ra, self.resources)
+        except KustomizeError as exc:
+            raise KustomizeError(f"accumulating resources: {exc}") from None
+        for path in kz.as_list(k, "configurations"):
+            ra.config.merge(load_config_file(self.loader, path))
+        for path in kz.as_list(k, "crds"):
+            ra.config.merge(_crd_config(self.loader, path))
+        self._run_generators(ra)
+        try:
+            self._accumulate_components(ra, kz.as_list(k, "components"))
+        except KustomizeError as exc:
+            raise KustomizeError(f"accumulating components: {exc}") from None
+        self._run_transformers(ra)
+        ra.merge_vars(kz.as_list(k, "vars"))
+        return ra
+
+    def _accumulate_resources(self, ra: Accumulator, paths: list) -> None:
+        for path in paths:
+            path = str(path)
+            full = self.loader.abs(path)
+            if os.path.isfile(full) or not os.path.exists(full):
+                try:
+                    text = self.loader.load(path)
+                except KustomizeError as exc:
+                    if not os.path.lexists(full):
+                        raise KustomizeError(
+                            f"accumulation err='accumulating resources from '{path}': {exc}': "
+                            f"must build at directory: not a valid directory: {exc}") from None
+                    raise KustomizeError(f"accumulating resources from '{path}': {exc}") from None
+                try:
+                    for res in resources_from_text(text, path):
+                        res.origin = {"path": os.path.relpath(os.path.join(self.root, path), _origin_base(self))}
+                        ra.resmap.append(res)
+                except KustomizeError as exc:
+                    raise KustomizeError(f"accumulating resources from '{path}': {exc}") from None
+                continue
+            self._accumulate_directory(ra, path, component=False)
+
+    def _accumulate_directory(self, ra: Accumulator, path: str, component: bool) -> None:
+        sub_loader = self.loader.new(path)
+        sub = Target(sub_loader)
+        if component:
+            if not sub.is_component:
+                raise KustomizeError(f"expected kind 'Component' for path '{sub.root}' but got '{sub.kind}'")
+            sub.accumulate(ra)
+            return
+        if sub.is_component:
+            raise KustomizeError(
+                f"accumulation err='accumulating resources from '{path}': '{sub.root}' must resolve to a file': "
+                f"expected kind != 'Component' for path '{sub.root}'")
+        sub_ra = sub.accumulate()
+        try:
+            ra.resmap.append_all(sub_ra.resmap)
+        except KustomizeError as exc:
+            raise KustomizeError(
+                f"accumulation err='accumulating resources from '{path}': '{sub.root}' must resolve to a file': "
+                f"recursed merging from path '{sub.root}': {exc}") from None
+        ra.config.merge(sub_ra.config)
+        ra.merge_vars(sub_ra.vars)
+
+    def _accumulate_components(self, ra: Accumulator, paths: list) -> None:
+        for path in paths:
+            self._accumulate_directory(ra, str(path), component=True)
+
+    # -- generators -----------------------------------------------------------------
+    def _run_generators(self, ra: Accumulator) -> None:
+        k = self.k
+        options = kz.as_map(k, "generatorOptions")
+        generated = []
+        for args in kz.as_list(k, "configMapGenerator"):
+            generated.append(generators.generate(args, "ConfigMap", self.loader, options))
+        for args in kz.as_list(k, "secretGenerator"):
+            generated.append(generators.generate(args, "Secret", self.loader, options))
+        for res in generated:
+            try:
+                ra.resmap.absorb(res)
+            except KustomizeError as exc:
+                raise KustomizeError(f"merging from generator &{{0xc000000000 <nil>}}: {exc}") from None
+        for config in self._plugin_configs(kz.as_list(k, "generators")):
+            from .builtins import run_generator
+
+            for res in run_generator(config, self, ra):
+                ra.resmap.absorb(res)
+
+    # -- transformers ---------------------------------------------------------------
+    def _run_transformers(self, ra: Accumulator) -> None:
+        k = self.k
+        tc = ra.config
+        rm = ra.resmap
+        schemas = self.schemas()
+        psm = kz.as_list(k, "patchesStrategicMerge")
+        if psm:
+            try:
+                loaded = patches.load_smp_entries(psm, self.loader)
+            except KustomizeError as exc:
+                raise KustomizeError(
+                    "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n"
+                    + "".join(f"- {p}\n" for p in psm) + f"`: {exc}") from None
+            patches.patches_strategic_merge(rm, loaded, schemas)
+        for entry in kz.as_list(k, "patches"):
+            patches.patch_transformer(rm, entry, self.loader, schemas)
+        ns = k.get("namespace")
+        if ns:
+            transformers.namespace(rm, str(ns), tc.namespace)
+        if k.get("namePrefix"):
+            transformers.prefix_suffix(rm, str(k["namePrefix"]), "", tc.name_prefix)
+        if k.get("nameSuffix"):
+            transformers.prefix_suffix(rm, "", str(k["nameSuffix"]), tc.name_suffix)
+        for label in kz.as_list(k, "labels"):
+            transformers.add_map_entries(rm, label.get("pairs") or {}, self._label_specs(label, tc))
+        if kz.as_map(k, "commonLabels"):
+            transformers.add_map_entries(rm, kz.as_map(k, "commonLabels"), tc.common_labels)
+        if kz.as_map(k, "commonAnnotations"):
+            transformers.add_map_entries(rm, kz.as_map(k, "commonAnnotations"), tc.common_annotations)
+        for entry in kz.as_list(k, "patchesJson6902"):
+            patches.patches_json6902(rm, entry, self.loader)
+        for entry in kz.as_list(k, "replicas"):
+            transformers.replicas(rm, entry, tc.replicas)
+        for entry in self.images:
+            transformers.images(rm, entry, tc.images)
+        if kz.as_list(k, "replacements"):
+            from . import replacements
+
+            replacements.run(rm, replacements.load(kz.as_list(k, "replacements"), self.loader))
+        configs = self._plugin_configs(kz.as_list(k, "transformers"))
+        for config in configs:
+            from .builtins import run_transformer
+
+            run_transformer(config, self, ra)
+
+    def _label_specs(self, label: dict, tc: TransformerConfig) -> list[FieldSpec]:
+        specs = specs_from(label.get("fields"), "labels.fields") + list(tc.labels)
+        if label.get("includeSelectors"):
+            specs += tc.common_labels
+        else:
+            if label.get("includeTemplates"):
+                specs += tc.template_labels
+            specs.append(FieldSpec("metadata/labels", create=True))
+        return specs
+
+    def schemas(self) -> patches.SchemaSource:
+        openapi = kz.as_map(self.k, "openapi")
+        if openapi.get("path"):
+            return _custom_schema(self.loader, str(openapi["path"]))
+        return patches.SchemaSource()
+
+    def _plugin_configs(self, entries: list) -> list[dict]:
+        configs: list[dict] = []
+        paths = []
+        for entry in entries:
+            text = str(entry)
+            try:
+                docs = [d for d in yamlv3.load_all(text) if d is not None]
+            except KustomizeError:
+                docs = []
+            if docs and all(isinstance(d, dict) for d in docs):
+                configs.extend(docs)
+            else:
+                paths.append(text)
+        ra = Accumulator()
+        self._accumulate_resources(ra, paths)
+        configs.extend(r.obj for r in ra.resmap)
+        return configs
+
+
+def _origin_base(target: Target) -> str:
+    return target.root
+
+
+def _custom_schema(loader: Loader, path: str) -> patches.SchemaSource:
+    import json
+
+    from kubelite.schema.openapi import Definitions
+
+    text = loader.load(path)
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = yamlv3.load_all(text)[0]
+    return patches.SchemaSource(Definitions.from_document(doc))
+
+
+def _crd_config(loader: Loader, path: str) -> TransformerConfig:
+    import json
+
+    text = loader.load(path)
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = yamlv3.load_all(text)[0]
+    tc = TransformerConfig()
+    defs = doc.get("definitions", doc) if isinstance(doc, dict) else {}
+    for name, definition in (defs or {}).items():
+        if not isinstance(definition, dict):
+            continue
+        kind = name.rsplit(".", 1)[-1]
+        _crd_refs(tc, kind, definition.get("properties") or {}, [], defs)
+    return tc
+
+
+def _crd_refs(tc: TransformerConfig, kind: str, props: dict, path: list, defs: dict, depth: int = 0) -> None:
+    if depth > 10:
+        return
+    for field, schema in props.items():
+        if not isinstance(schema, dict):
+            continue
+        here = path + [field]
+        ref_kind = schema.get("x-kubernetes-object-ref-kind")
+        if ref_kind:
+            name_key = schema.get("x-kubernetes-object-ref-name-key", "name")
+            spec = FieldSpec("/".join(here + [name_key]), kind=kind)
+            tc.name_reference.append(NameBackRef("", "", ref_kind, [spec]))
+        if "$ref" in schema:
+            target = schema["$ref"].rsplit("/", 1)[-1]
+            sub = defs.get(target) if isinstance(defs, dict) else None
+            if isinstance(sub, dict):
+                _crd_refs(tc, kind, sub.get("properties") or {}, here, defs, depth + 1)
+        elif isinstance(schema.get("properties"), dict):
+            _crd_refs(tc, kind, schema["properties"], here, defs, depth + 1)

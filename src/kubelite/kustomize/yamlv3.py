@@ -1,0 +1,147 @@
+"""Reading YAML documents as Kustomize (kyaml on go-yaml v3) reads resources.
+
+Scalars resolve with yaml.v3's rules, which are YAML 1.2-like: only true/false
+(any case style) are booleans, ``yes``/``on``/``no`` stay strings, ``0755`` and
+``0o755`` are octal, ``0x1F`` hex, ``0b101`` binary, timestamps stay strings.
+Numbers then take the JSON round trip Kustomize makes before printing.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from .errors import KustomizeError
+
+_Base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+_PLAIN = "tag:kubelite:plain"
+_T = "tag:yaml.org,2002:"
+
+_NULLS = {"", "~", "null", "Null", "NULL"}
+_TRUE = {"true", "True", "TRUE"}
+_FALSE = {"false", "False", "FALSE"}
+_INF = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"}
+_NINF = {"-.inf", "-.Inf", "-.INF"}
+_NAN = {".nan", ".NaN", ".NAN"}
+_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_GO_INT = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|0[oO]?[0-7]+|0[bB][01]+|[1-9][0-9]*|0)$")
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    def resolve(self, kind, value, implicit):  # PyYAML hook: keep plain scalars unresolved
+        if kind is ScalarNode:
+            return _PLAIN if implicit[0] else _T + "str"
+        return _T + ("map" if kind is MappingNode else "seq")
+
+
+def _go_parse_int(text: str) -> int | None:
+    """strconv.ParseInt/ParseUint with base 0 (leading 0 means octal)."""
+    if not _GO_INT.match(text):
+        return None
+    sign = -1 if text[0] == "-" else 1
+    body = text.lstrip("+-")
+    low = body.lower()
+    if low.startswith("0x"):
+        value = int(body[2:], 16)
+    elif low.startswith("0b"):
+        value = int(body[2:], 2)
+    elif low.startswith("0o"):
+        value = int(body[2:], 8)
+    elif len(body) > 1 and body[0] == "0":
+        value = int(body[1:], 8)
+    else:
+        value = int(body)
+    value *= sign
+    if -(1 << 63) <= value < (1 << 64):
+        return value
+    return None
+
+
+def resolve_plain(text: str) -> object:
+    """The value yaml.v3 gives a plain scalar decoded into interface{}."""
+    if text in _NULLS:
+        return None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    first = text[0]
+    if first.isdigit() or first in "+-.":
+        if text in _INF:
+            return math.inf
+        if text in _NINF:
+            return -math.inf
+        if text in _NAN:
+            return math.nan
+        plain = text.replace("_", "")
+        value = _go_parse_int(plain)
+        if value is not None:
+            return value
+        if _FLOAT.match(plain):
+            try:
+                return float(plain)
+            except ValueError:
+                pass
+    return text
+
+
+def _scalar(node: ScalarNode) -> object:
+    tag = node.tag
+    if tag == _PLAIN:
+        return resolve_plain(node.value)
+    if tag == _T + "str":
+        return node.value
+    if tag in (_T + "int", _T + "float", _T + "bool", _T + "null"):
+        return resolve_plain(node.value)
+    if tag == _T + "binary":
+        return node.value
+    return node.value
+
+
+def _build(node, active: set) -> object:
+    if isinstance(node, ScalarNode):
+        return _scalar(node)
+    if id(node) in active:
+        raise KustomizeError("yaml: anchor value contains itself")
+    active.add(id(node))
+    try:
+        if isinstance(node, SequenceNode):
+            return [_build(item, active) for item in node.value]
+        out: dict = {}
+        merges = []
+        for key_node, value_node in node.value:
+            if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, _T + "merge") and key_node.value == "<<":
+                merges.append(value_node)
+                continue
+            key = _build(key_node, active)
+            if isinstance(key, bool):
+                key = "true" if key else "false"
+            elif key is None:
+                key = "null"
+            elif not isinstance(key, str):
+                key = str(key)
+            out[key] = _build(value_node, active)
+        for m in merges:
+            sources = m.value if isinstance(m, SequenceNode) else [m]
+            for src in sources:
+                merged = _build(src, active)
+                if isinstance(merged, dict):
+                    for k, v in merged.items():
+                        out.setdefault(k, v)
+        return out
+    finally:
+        active.discard(id(node))
+
+
+def load_all(text: str) -> list:
+    """All documents of a YAML stream as JSON values (empty documents become None)."""
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        raise KustomizeError(f"MalformedYAMLError: yaml: {where}{problem}") from None
+    return [None if n is None else _build(n, set()) for n in nodes]
