@@ -95,8 +95,11 @@ class APIServer:
     def __init__(self, store, registry, admission=None):
         self.store = store
         self.registry = registry
-        # admission: object with default(resource, obj) and validate(resource, obj, old) -> causes;
-        # None means the built-in minimum (no defaulting, structural checks only).
+        # Admission with cluster state (plugins, validation); see kubelite.server.admit.
+        if admission is None:
+            from kubelite.server.admit import ClusterAdmission
+
+            admission = ClusterAdmission(self)
         self.admission = admission
 
     # -- non-resource ------------------------------------------------------------------------
@@ -247,8 +250,9 @@ class APIServer:
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = now_rfc3339()
         obj = self._prepare_create(r, obj)
-        warnings = self._admit(r, obj, None, opts)
-        obj = _ordered(obj)
+        self.admission.validate(r, obj, None)
+        obj = _ordered(self.admission.allocate(r, obj))
+        warnings: list[str] = []
         if opts.dry_run:
             if self.store.get(self._key(r, namespace, name)) is not None:
                 raise errors.already_exists(r.group, r.resource, name)
@@ -327,8 +331,9 @@ class APIServer:
     def _store_update(self, r, old: dict, new: dict, revision: int, opts: WriteOptions) -> Result:
         from kubelite.server.storage.errors import Conflict, NotFound
 
-        warnings = self._admit(r, new, old, opts)
-        new = _ordered(new)
+        self.admission.validate(r, new, old)
+        new = _ordered(self.admission.allocate(r, new, old))
+        warnings: list[str] = []
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         if _without_rv(new) == _without_rv(old):
             return Result(old, warnings=warnings)  # a no-op write keeps the resourceVersion
@@ -534,8 +539,7 @@ class APIServer:
     def _prepare_create(self, r, obj: dict) -> dict:
         from kubelite.server.admission import defaults, generation
 
-        obj = defaults.apply_defaults(obj)
-        obj = defaults.prepare_for_create(obj, now=obj["metadata"]["creationTimestamp"])
+        obj = self.admission.mutate_create(r, obj)
         if r.crd and r.subresource("status") is not None:
             obj.pop("status", None)
         gen = generation.initial_generation(obj)
@@ -543,7 +547,7 @@ class APIServer:
             obj["metadata"].pop("generation", None)
         else:
             obj["metadata"]["generation"] = gen
-        return obj
+        return defaults.prepare_for_create(obj, now=obj["metadata"]["creationTimestamp"])
 
     def _prepare_update(self, r, old: dict, new: dict, subresource: str) -> dict:
         """The object to store from the client's version, as each strategy's PrepareForUpdate."""
@@ -572,7 +576,7 @@ class APIServer:
                                        f"found new finalizers {sorted(added)!r}".replace("'", '"'))
         from kubelite.server.admission import defaults
 
-        new = defaults.apply_defaults(new)
+        new = self.admission.mutate_update(r, defaults.apply_defaults(new))
         new = defaults.prepare_for_update(new, old)
         if r.crd and r.subresource("status") is not None:
             if "status" in old:
@@ -590,11 +594,6 @@ class APIServer:
             new["metadata"].pop("generation", None)
         else:
             new["metadata"]["generation"] = gen
-
-    def _admit(self, r, obj: dict, old: dict | None, opts: WriteOptions) -> list[str]:
-        if self.admission is None:
-            return []
-        return self.admission.admit(r, obj, old, opts) or []
 
     def _after_create(self, r, obj: dict) -> None:
         if r.group == "" and r.kind == "Namespace":

@@ -1,0 +1,131 @@
+"""Admission with cluster state: the glue between the pure `admission` package and the store.
+
+`kubelite.server.admission` holds pure functions (defaults, plugins, validation); this module
+looks up what they need (the Pod's ServiceAccount, LimitRanges, PriorityClasses, the addresses
+and node ports Services already hold, a custom resource's CRD) and calls them in
+kube-apiserver's order. `APIServer` calls it on every write, for both doors of the server.
+"""
+from __future__ import annotations
+
+import copy
+import json
+
+from kubelite.server import errors
+from kubelite.server.admission import crd as crd_admission
+from kubelite.server.admission import defaults, plugins
+from kubelite.server.admission.validation import validate
+
+_SERVICES = "/registry/core/services/"
+
+
+class ClusterAdmission:
+    """Mutating and validating admission for one `APIServer` (reads its store)."""
+
+    def __init__(self, api):
+        self.api = api
+
+    # -- create ----------------------------------------------------------------------------------
+
+    def mutate_create(self, r, obj: dict) -> dict:
+        """Scheme defaults, then the mutating plugins that need cluster state (before validation)."""
+        obj = defaults.apply_defaults(obj)
+        if r.group == "" and r.kind == "Pod":
+            obj = self._admit_pod(obj)
+        if r.crd:
+            definition = self._crd_object(r)
+            if definition is not None:
+                obj = crd_admission.prepare_custom_resource_for_create(obj, definition)
+        return obj
+
+    def allocate(self, r, obj: dict, old: dict | None = None) -> dict:
+        """Service addresses and node ports, after validation (as the Service REST storage does)."""
+        if r.group != "" or r.kind != "Service":
+            return obj
+        spec = obj.get("spec") or {}
+        own = (obj.get("metadata") or {}).get("uid")
+        if old is None or (not spec.get("clusterIPs") and spec.get("type") != "ExternalName"):
+            obj = plugins.allocate_cluster_ip(obj, self._used_cluster_ips(own))
+        if spec.get("type") in ("NodePort", "LoadBalancer"):
+            # The Service's own ports are not "used": kept on update, as requested ports.
+            obj = plugins.allocate_node_ports(obj, self._used_node_ports(own))
+        return obj
+
+    # -- update ----------------------------------------------------------------------------------
+
+    def mutate_update(self, r, new: dict) -> dict:
+        """Custom resources are pruned and defaulted on every write, not only on create."""
+        if r.crd:
+            definition = self._crd_object(r)
+            if definition is not None:
+                version = r.version
+                schema = crd_admission.version_schema(definition, version)
+                new = crd_admission.apply_schema_defaults(crd_admission.prune(new, schema), schema)
+        return new
+
+    # -- validation ------------------------------------------------------------------------------
+
+    def validate(self, r, obj: dict, old: dict | None) -> None:
+        """Raise 422 Invalid with kube-apiserver's causes when `obj` (replacing `old`) is invalid."""
+        causes = list(validate(obj, old, namespaced=r.namespaced))
+        if r.crd:
+            definition = self._crd_object(r)
+            if definition is not None:
+                causes += crd_admission.validate_custom_resource(obj, definition)
+        if causes:
+            name = (obj.get("metadata") or {}).get("name", "")
+            raise errors.invalid(r.group, r.kind, name, causes)
+
+    # -- cluster state ---------------------------------------------------------------------------
+
+    def _admit_pod(self, pod: dict) -> dict:
+        namespace = pod["metadata"].get("namespace", "")
+        sa_name = (pod.get("spec") or {}).get("serviceAccountName") or \
+            (pod.get("spec") or {}).get("serviceAccount") or "default"
+        service_account = self._get("", "v1", "serviceaccounts", namespace, sa_name)
+        limit_ranges = self._list("", "v1", "limitranges", namespace)
+        priority_classes = self._list("scheduling.k8s.io", "v1", "priorityclasses", "")
+        if sa_name and (pod.get("spec") or {}).get("serviceAccountName") is None:
+            pod = copy.deepcopy(pod)
+            pod.setdefault("spec", {})["serviceAccountName"] = sa_name
+        return plugins.admit_pod(pod, service_account=service_account, limit_ranges=limit_ranges,
+                                 priority_classes=priority_classes)
+
+    def _crd_object(self, r) -> dict | None:
+        return self._get("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", r.crd)
+
+    def _get(self, group: str, version: str, resource: str, namespace: str, name: str) -> dict | None:
+        info = self.api.registry.lookup(group, version, resource)
+        if info is None:
+            return None
+        kv = self.api.store.get(self.api._key(info, namespace, name))
+        return json.loads(kv.value) if kv is not None else None
+
+    def _list(self, group: str, version: str, resource: str, namespace: str) -> list[dict]:
+        info = self.api.registry.lookup(group, version, resource)
+        if info is None:
+            return []
+        return [json.loads(kv.value) for kv in self.api.store.range(self.api._prefix(info, namespace)).kvs]
+
+    def _services(self, own_uid: str | None):
+        for kv in self.api.store.range(_SERVICES).kvs:
+            svc = json.loads(kv.value)
+            if own_uid and (svc.get("metadata") or {}).get("uid") == own_uid:
+                continue
+            yield svc.get("spec") or {}
+
+    def _used_cluster_ips(self, own_uid: str | None) -> set[str]:
+        used = set()
+        for spec in self._services(own_uid):
+            used.update(ip for ip in spec.get("clusterIPs") or [] if ip and ip != "None")
+            if spec.get("clusterIP") and spec["clusterIP"] != "None":
+                used.add(spec["clusterIP"])
+        return used
+
+    def _used_node_ports(self, own_uid: str | None) -> set[int]:
+        used = set()
+        for spec in self._services(own_uid):
+            used.update(p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p, dict)
+                        and p.get("nodePort"))
+            if spec.get("healthCheckNodePort"):
+                used.add(spec["healthCheckNodePort"])
+        return used

@@ -1,0 +1,259 @@
+"""Replay the recorded kube-apiserver error cases through the in-process app.
+
+Every request of `errors/cases.json` is sent, in the recorded order, to one in-process
+server whose state is seeded as the recording's was (namespaces, the CRDs, the objects
+the updates target). Error responses must match status and body byte for byte; successful
+ones the status code (their bodies hold uids, timestamps and managedFields).
+
+Environment-specific values are mapped: the recorded uid/resourceVersion of a target object
+is replaced by ours in PUT bodies (except for the cases whose point is a stale or foreign
+one), and our uid by the recorded one in the response before comparing.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import pathlib
+import re
+
+import httpx
+import pytest
+import yaml
+
+from kubelite.server.app import create_app
+from kubelite.server.core import APIServer
+from kubelite.server.inprocess import InProcessTransport
+from kubelite.server.resources import Registry
+from kubelite.server.storage.memory import MemoryStore
+
+REF = pathlib.Path(__file__).parent.parent / "data" / "reference" / "apiserver"
+ERRORS = REF / "errors"
+DEFAULTS = REF / "defaults"
+TOKEN = "replay-token"
+PLACEHOLDER = "<admin bearer token from the reference kubeconfig>"
+
+CASES = json.loads((ERRORS / "cases.json").read_text())["http_cases"]
+
+# Behaviour kubelite deliberately does not share with the recorded server.
+NOT_APPLICABLE = {
+    # RBAC and impersonation are not modelled: anonymous requests are 401 (issue 4), and there
+    # is no authorizer to answer 403.
+    "unauthenticated-no-token-resource": "no anonymous user: 401 instead of RBAC's 403",
+    "unauthenticated-no-token-api": "no anonymous user: 401 instead of RBAC's 403",
+    "impersonate-forbidden-user": "impersonation is not modelled",
+    "impersonate-sa-forbidden-create": "impersonation is not modelled",
+}
+# Cases that send a stale or foreign uid/resourceVersion on purpose.
+KEEP_RECORDED_IDS = {
+    "conflict-update-stale-rv", "conflict-update-uid-mismatch", "immutable-name-via-put",
+    "conflict-patch-stale-rv", "conflict-delete-precondition-rv", "conflict-delete-precondition-uid",
+    "conflict-update-invalid-rv",
+}
+# Bodies over 64 KiB are elided in the records; rebuilt from the case notes.
+LARGE_BODIES = {
+    "invalid-annotation-too-large": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": "bigannot", "annotations": {"big": "x" * (256 * 1024)}}},
+    "invalid-configmap-too-large": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bigcm"},
+                                    "data": {"big": "x" * (1024 * 1024 + 1)}},
+    "badrequest-request-too-large": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "huge"},
+                                     "data": {"big": "x" * (3 * 1024 * 1024 + 100)}},
+}
+_SYSTEM_META = ("uid", "resourceVersion", "creationTimestamp", "managedFields", "generation",
+                "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink")
+
+
+def parse_record(name: str) -> dict:
+    raw = (ERRORS / f"{name}.txt").read_bytes()
+    request = raw.split(b"### REQUEST", 1)[1].split(b"\n", 1)[1]
+    head, _, rest = request.partition(b"\r\n\r\n")
+    lines = head.decode("utf-8").split("\r\n")
+    method, target, _ = lines[0].split(" ", 2)
+    headers = {}
+    length = 0
+    for line in lines[1:]:
+        key, _, value = line.partition(": ")
+        if key.lower() == "content-length":
+            length = int(value)
+        elif key.lower() not in ("host", "connection"):
+            headers[key] = value.replace(PLACEHOLDER, TOKEN)
+    body_bytes = rest[:length]
+    if name in LARGE_BODIES:
+        body_bytes = json.dumps(LARGE_BODIES[name]).encode()
+    response = raw.split(b"### RESPONSE", 1)[1].split(b"\n", 1)[1]
+    status = int(response.split(b" ", 2)[1])
+    body_file = ERRORS / f"{name}.body.json"
+    return {"method": method, "target": target, "headers": headers, "body": body_bytes, "status": status,
+            "response": body_file.read_bytes() if body_file.exists() else b""}
+
+
+def _revert(name: str, obj: dict) -> dict:
+    """The stored object before a recorded PUT: the case's change undone."""
+    spec = obj.get("spec", {})
+    if name == "immutable-deployment-selector":
+        spec["selector"] = {"matchLabels": {"app": "immut-dep"}}
+        spec["template"]["metadata"]["labels"] = {"app": "immut-dep"}
+    elif name == "immutable-service-clusterip":
+        spec["clusterIP"] = "10.0.0.77"
+        spec["clusterIPs"] = ["10.0.0.77"]
+    elif name == "immutable-job-template":
+        spec["template"]["spec"]["containers"][0]["image"] = "busybox"
+        spec.pop("selector", None)
+        labels = spec["template"]["metadata"].get("labels") or {}
+        for key in [k for k in labels if "controller-uid" in k or "job-name" in k]:
+            labels.pop(key)
+        obj["metadata"].pop("labels", None)
+    elif name == "immutable-configmap-data":
+        obj["data"] = {"a": "1"}
+    elif name == "immutable-secret-type":
+        obj["type"] = "Opaque"
+    elif name == "immutable-rolebinding-roleref":
+        obj["roleRef"] = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}
+    elif name == "immutable-pod-spec":
+        for container in spec["containers"]:
+            container.pop("ports", None)
+    return obj
+
+
+# Objects the PUTs target, seeded from the first PUT on each (change reverted).
+PUT_SEEDS = ["immutable-deployment-selector", "immutable-service-clusterip", "immutable-job-template",
+             "immutable-configmap-data", "immutable-secret-type", "immutable-rolebinding-roleref",
+             "immutable-pod-spec", "conflict-update-stale-rv"]
+DEFAULT_SEEDS = ["pvc-minimal", "storageclass-minimal", "priorityclass-minimal", "statefulset-rich",
+                 "crd-minimal"]
+
+
+def _seed_body(obj: dict) -> dict:
+    obj = copy.deepcopy(obj)
+    for key in _SYSTEM_META:
+        obj["metadata"].pop(key, None)
+    obj.pop("status", None)
+    return obj
+
+
+class Replay:
+    def __init__(self):
+        self.api = APIServer(MemoryStore(), Registry())
+        self.api.bootstrap()
+        self.client = httpx.Client(transport=InProcessTransport(create_app(self.api, token=TOKEN)),
+                                   base_url="https://kubelite",
+                                   headers={"Authorization": f"Bearer {TOKEN}"})
+        self.uids: dict[str, str] = {}  # our uid -> recorded uid
+
+    def must(self, method: str, path: str, body=None, **params):
+        response = self.client.request(method, path, json=body, params=params)
+        assert response.status_code < 300, (path, response.text)
+        return response.json()
+
+    def seed(self) -> None:
+        for ns in ("rc-errors", "rc-errors-terminating", "rc-errors-nosa", "rc-defaults"):
+            self.must("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
+        # As on the recorded server (no controller-manager): rc-errors-nosa has no ServiceAccount.
+        self.must("DELETE", "/api/v1/namespaces/rc-errors-nosa/serviceaccounts/default")
+        self.must("POST", "/api/v1/namespaces/rc-errors-terminating/configmaps", {"metadata": {"name": "keep"}})
+        self.must("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                  yaml.safe_load((DEFAULTS / "crd-rich.in.yaml").read_text()))
+        self.must("POST", "/api/v1/namespaces/rc-errors/configmaps",
+                  {"metadata": {"name": "existing"}, "data": {"a": "1"}})
+        for name in DEFAULT_SEEDS:
+            obj = yaml.safe_load((DEFAULTS / f"{name}.in.yaml").read_text())
+            self._create(obj, "rc-defaults", recorded=json.loads((DEFAULTS / f"{name}.created.json").read_text()))
+        for name in PUT_SEEDS:
+            record = parse_record(name)
+            body = json.loads(record["body"])
+            recorded_meta = body["metadata"]
+            self._create(_seed_body(_revert(name, body)), recorded_meta.get("namespace"), recorded=body)
+
+    def _create(self, obj: dict, namespace: str | None, recorded: dict) -> None:
+        r = self.api.registry.by_kind(*_group_version(obj["apiVersion"]), obj["kind"])
+        path = _collection(r, namespace)
+        if r.namespaced:
+            obj["metadata"]["namespace"] = namespace
+        created = self.must("POST", path, obj)
+        self.uids[created["metadata"]["uid"]] = recorded["metadata"]["uid"]
+
+    def send(self, case: dict) -> tuple[int, bytes]:
+        record = parse_record(case["name"])
+        body = record["body"]
+        if case["name"] not in KEEP_RECORDED_IDS and record["method"] == "PUT" and body.startswith(b"{"):
+            body = self._current_ids(record["target"], body)
+        response = self.client.request(record["method"], record["target"], content=body or None,
+                                       headers=record["headers"])
+        got = response.read()
+        for ours, theirs in self.uids.items():
+            got = got.replace(ours.encode(), theirs.encode())
+        return response.status_code, got
+
+    def _current_ids(self, target: str, body: bytes) -> bytes:
+        """The PUT body with the target's recorded uid/resourceVersion replaced by ours."""
+        current = self.client.get(target.split("?")[0])
+        if current.status_code != 200:
+            return body
+        obj = json.loads(body)
+        meta = obj.get("metadata") or {}
+        ours = current.json()["metadata"]
+        text = body.decode()
+        if meta.get("uid"):
+            text = text.replace(meta["uid"], ours["uid"])
+        if meta.get("resourceVersion"):
+            text = re.sub(r'"resourceVersion": "%s"' % re.escape(meta["resourceVersion"]),
+                          '"resourceVersion": "%s"' % ours["resourceVersion"], text)
+        return text.encode()
+
+
+def _group_version(api_version: str) -> tuple[str, str]:
+    return tuple(api_version.split("/")) if "/" in api_version else ("", api_version)
+
+
+def _collection(r, namespace: str | None) -> str:
+    base = f"/apis/{r.group}/{r.version}" if r.group else f"/api/{r.version}"
+    if r.namespaced:
+        return f"{base}/namespaces/{namespace}/{r.resource}"
+    return f"{base}/{r.resource}"
+
+
+@pytest.fixture(scope="module")
+def replayed():
+    replay = Replay()
+    replay.seed()
+    results = {}
+    for case in CASES:
+        if case["name"] in NOT_APPLICABLE:
+            continue
+        results[case["name"]] = replay.send(case)
+    replay.client.close()
+    return results
+
+
+def _expected(name: str) -> tuple[int, bytes]:
+    record = parse_record(name)
+    return record["status"], record["response"]
+
+
+ERROR_CASES = [c["name"] for c in CASES if c["status"] >= 400 and c["name"] not in NOT_APPLICABLE]
+OK_CASES = [c["name"] for c in CASES if c["status"] < 400 and c["name"] not in NOT_APPLICABLE]
+
+
+def _known_gap(name: str) -> str | None:
+    return KNOWN_GAPS.get(name)
+
+
+# Filled from the replay: cases whose body kubelite cannot reproduce yet, and why.
+KNOWN_GAPS: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("name", ERROR_CASES)
+def test_error_response_matches_recording(replayed, name):
+    if name in KNOWN_GAPS:
+        pytest.xfail(KNOWN_GAPS[name])
+    status, body = replayed[name]
+    want_status, want_body = _expected(name)
+    assert status == want_status
+    assert body == want_body
+
+
+@pytest.mark.parametrize("name", OK_CASES)
+def test_success_status_matches_recording(replayed, name):
+    if name in KNOWN_GAPS:
+        pytest.xfail(KNOWN_GAPS[name])
+    status, body = replayed[name]
+    assert status == _expected(name)[0], body[:300]
