@@ -1,0 +1,132 @@
+"""Apply benchmark: a directory of N objects (mixed kinds) — create, re-apply unchanged, apply with
+10% changed, prune 10% — with kubelite on the embedded cluster, kubelite -> `kubelite serve`, and
+real kubectl -> `kubelite serve` (when /usr/bin/kubectl exists). Prints objects/s and ratios.
+
+Usage: python bench/apply.py [--smoke] [--objects N]
+"""
+from __future__ import annotations
+
+import argparse
+import yaml
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "server"))
+KUBECTL = "/usr/bin/kubectl"
+
+
+def objects(n: int, changed: set[int] = frozenset(), dropped: set[int] = frozenset()) -> list[dict]:
+    """ConfigMaps, Secrets, Services and Deployments labelled bench=apply."""
+    out = []
+    for i in range(n):
+        if i in dropped:
+            continue
+        version = "2" if i in changed else "1"
+        labels = {"bench": "apply", "app": f"a{i % 10}"}
+        kind = i % 4
+        if kind == 0:
+            out.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}", "labels": labels},
+                        "data": {"v": version, "text": "x" * 200}})
+        elif kind == 1:
+            out.append({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": f"s-{i}", "labels": labels},
+                        "stringData": {"v": version}})
+        elif kind == 2:
+            out.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"svc-{i}", "labels": labels},
+                        "spec": {"selector": {"app": f"a{i}"}, "ports": [{"port": 80 + int(version)}]}})
+        else:
+            out.append({"apiVersion": "apps/v1", "kind": "Deployment",
+                        "metadata": {"name": f"d-{i}", "labels": labels},
+                        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": f"d{i}"}},
+                                 "template": {"metadata": {"labels": {"app": f"d{i}"}},
+                                              "spec": {"containers": [{"name": "c", "image": f"nginx:1.{version}"}]}}}})
+    return out
+
+
+def write_dir(path: pathlib.Path, objs: list[dict], per_file: int = 50) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    for start in range(0, len(objs), per_file):
+        chunk = objs[start:start + per_file]
+        (path / f"part-{start // per_file:04d}.yaml").write_text("---\n".join(yaml.safe_dump(o) for o in chunk))
+
+
+def phases(n: int) -> list[tuple[str, list[dict], list[str]]]:
+    tenth = set(range(0, n, 10))
+    return [
+        ("create", objects(n), []),
+        ("unchanged", objects(n), []),
+        ("10% changed", objects(n, changed=tenth), []),
+        ("prune 10%", objects(n, changed=tenth, dropped={i + 5 for i in tenth if i + 5 < n}),
+         ["--prune", "-l", "bench=apply"]),
+    ]
+
+
+def run_tool(argv: list[str], env: dict) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[:4])}... failed: {proc.stderr[-500:]}")
+    return elapsed
+
+
+def bench(label: str, base_argv: list[str], env: dict, work: pathlib.Path, n: int) -> dict[str, float]:
+    rates = {}
+    for name, objs, extra in phases(n):
+        directory = work / label.replace(" ", "_") / name.replace(" ", "_").replace("%", "pct")
+        write_dir(directory, objs)
+        elapsed = run_tool([*base_argv, "apply", "-f", str(directory), *extra], env)
+        rates[name] = len(objs) / elapsed
+    return rates
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--smoke", action="store_true", help="a few objects, for CI")
+    parser.add_argument("--objects", type=int, default=None)
+    args = parser.parse_args()
+    n = args.objects or (20 if args.smoke else 1000)
+    from test_serve_support import Served
+
+    results: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="kubelite-bench-apply-") as tmp:
+        work = pathlib.Path(tmp)
+        (work / "home").mkdir()
+        env = dict(os.environ, HOME=str(work / "home"), KUBELITE_HOME=str(work / "embedded"))
+        kubelite = [sys.executable, "-m", "kubelite"]
+        results["kubelite embedded"] = bench("embedded", kubelite, env, work, n)
+        server = Served(work / "served", work / "kubeconfig").start()
+        try:
+            served_env = dict(env, KUBECONFIG=str(server.kubeconfig))
+            results["kubelite -> serve"] = bench("served", kubelite, served_env, work, n)
+            if pathlib.Path(KUBECTL).exists():
+                server2 = Served(work / "served2", work / "kubeconfig2").start()
+                try:
+                    results["kubectl -> serve"] = bench(
+                        "kubectl", [KUBECTL, "--kubeconfig", str(server2.kubeconfig), "--cache-dir",
+                                    str(work / "cache")], env, work, n)
+                finally:
+                    server2.stop()
+        finally:
+            server.stop()
+    print(f"apply benchmark: {n} objects (ConfigMap/Secret/Service/Deployment), objects/s")
+    header = f"{'':22}" + "".join(f"{name:>14}" for name, _, _ in phases(n))
+    print(header)
+    for label, rates in results.items():
+        print(f"{label:22}" + "".join(f"{rates[p]:14.1f}" for p, _, _ in phases(n)))
+    if "kubectl -> serve" in results:
+        ref = results["kubectl -> serve"]
+        for label in ("kubelite embedded", "kubelite -> serve"):
+            print(f"{label + ' / kubectl':22}" + "".join(f"{results[label][p] / ref[p]:13.2f}x"
+                                                           for p, _, _ in phases(n)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
