@@ -33,6 +33,10 @@ def build_parser() -> common.Parser:
 
 
 def run(argv: list[str]) -> int:
+    from kubelite.cli import create_generators
+
+    if argv and create_generators.is_generator(argv[0]):  # `create TYPE NAME ...` (kubectl's generators)
+        return create_generators.run(argv)
     return common.run(build_parser(), argv, _create)
 
 

@@ -1,0 +1,62 @@
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+KUBECTL = "/usr/bin/kubectl"
+_KLOG = re.compile(r"^E\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ ", re.M)
+
+
+def have_kubectl() -> bool:
+    return os.path.exists(KUBECTL)
+
+
+needs_kubectl = pytest.mark.skipif(not have_kubectl(), reason="needs /usr/bin/kubectl")
+
+
+def normalize(text: str) -> str:
+    """klog lines carry a time and a pid."""
+    return _KLOG.sub("E0000 00:00:00.000000 PID ", text)
+
+
+def kubectl_many(argvs, stdin=None, env_extra=None):
+    """Run kubectl for each argv, two at a time: [(rc, stdout, stderr)]."""
+    env = {**os.environ, "KUBECONFIG": "/dev/null", **(env_extra or {})}
+
+    def one(argv):
+        p = subprocess.run([KUBECTL, *argv], capture_output=True, text=True, env=env, input=stdin, timeout=60)
+        return p.returncode, p.stdout, normalize(p.stderr)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(one, argvs))
+
+
+def kubelite(argv, stdin: str | None = None, monkeypatch=None):
+    """Run the kubelite CLI in-process: (rc, stdout, stderr)."""
+    from kubelite.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old_stdin = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()))
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            rc = main(list(argv))
+    finally:
+        sys.stdin = old_stdin
+    return rc, out.getvalue(), normalize(err.getvalue())
+
+
+@pytest.fixture
+def isolated_home(tmp_path, monkeypatch):
+    """No kubeconfig at all: kubectl's view with KUBECONFIG=/dev/null."""
+    monkeypatch.setenv("KUBECONFIG", "/dev/null")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kubelite"))
+    return tmp_path
