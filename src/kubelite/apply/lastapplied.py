@@ -173,9 +173,9 @@ def go_indent(text: str, indent: str = "  ") -> str:
 
 
 def set_last_applied_text(obj: dict) -> str:
-    """What `apply set-last-applied` / `edit-last-applied` store: the object as it is, compact
-    sorted JSON without a final newline (no annotation stripping, no `annotations:{}`)."""
-    return encode(obj)[:-1]
+    """What `apply set-last-applied` / `edit-last-applied` store: the object as it is (no
+    annotation stripping, no `annotations:{}`), compact sorted JSON with the final newline."""
+    return encode(obj)
 
 
 def annotation_patch(text: str) -> dict:
