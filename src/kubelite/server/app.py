@@ -10,7 +10,7 @@ import logging
 import uuid
 
 from kubelite.server.auth import TokenAuthenticator
-from kubelite.server.errors import StatusError, internal_error, method_not_allowed, not_found_path
+from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large
 from kubelite.server.handlers.http import (
     Request,
     Response,
@@ -47,7 +47,7 @@ class App:
             self.stopping = asyncio.Event()
         request = await _read_request(scope, receive)
         response = await self._respond(request)
-        await _send_response(response, send, receive)
+        await _send_response(response, send, receive, head=scope["method"] == "HEAD")
 
     async def _lifespan(self, receive, send):
         while True:
@@ -65,6 +65,8 @@ class App:
             self.stopping.set()
 
     async def _respond(self, request: Request):
+        if request.too_large:
+            return _error_response(request_entity_too_large(MAX_BODY), request)
         if not self.auth.allows(request.path, request.header("authorization")):
             return _error_response(StatusError(401, "Unauthorized", "Unauthorized"), request)
         try:
@@ -80,6 +82,8 @@ class App:
         if request.method in ("HEAD", "OPTIONS"):
             raise method_not_allowed()
         if path == "/version" or path == "/version/":
+            if request.method != "GET":
+                raise method_not_allowed()
             return json_response(self.api.version_info(), request=request)
         if path.rstrip("/") in _HEALTH or path.startswith(tuple(p + "/" for p in _HEALTH)):
             return text_response("ok")
@@ -88,12 +92,14 @@ class App:
 
             return discovery.openapi(self.api, request)
         info = parse_request(request.method, path, request.query)
+        if not info.parts or info.parts[0] not in ("api", "apis") or (
+                info.parts[0] == "apis" and len(info.parts) > 1 and self.api.registry.group(info.parts[1]) is None):
+            # Outside the API groups the Go mux answers, in plain text.
+            return text_response("404 page not found\n", status=404)
         if not info.is_resource_request:
-            if info.parts and info.parts[0] in ("api", "apis"):
-                from kubelite.server.handlers import discovery
+            from kubelite.server.handlers import discovery
 
-                return discovery.serve(self.api, request, info)
-            raise not_found_path()
+            return discovery.serve(self.api, request, info)
         from kubelite.server.handlers import resources
 
         return await resources.serve(self.api, request, info, self.stopping)
@@ -127,6 +133,7 @@ async def _read_request(scope, receive) -> Request:
         query=Query(scope.get("query_string", b"")),
         headers=headers,
         body=b"".join(chunks),
+        too_large=size > MAX_BODY,
     )
 
 
@@ -142,22 +149,24 @@ def _base_headers(content_type: str, extra) -> list[tuple[bytes, bytes]]:
     headers = [
         (b"audit-id", str(uuid.uuid4()).encode()),
         (b"cache-control", b"no-cache, private"),
-        (b"content-type", content_type.encode()),
     ]
+    if content_type:
+        headers.append((b"content-type", content_type.encode()))
     if content_type.startswith("text/"):
         headers.append((b"x-content-type-options", b"nosniff"))
     headers.extend((name.encode("latin-1"), value.encode("latin-1")) for name, value in extra)
     return headers
 
 
-async def _send_response(response, send, receive) -> None:
+async def _send_response(response, send, receive, head: bool = False) -> None:
     if isinstance(response, StreamingResponse):
         await _send_stream(response, send, receive)
         return
     headers = _base_headers(response.content_type, response.headers)
-    headers.append((b"content-length", str(len(response.body)).encode()))
+    if response.status != 204:
+        headers.append((b"content-length", str(len(response.body)).encode()))
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
-    await send({"type": "http.response.body", "body": response.body})
+    await send({"type": "http.response.body", "body": b"" if head else response.body})
 
 
 async def _send_stream(response: StreamingResponse, send, receive) -> None:

@@ -294,6 +294,11 @@ class APIServer:
             return self._write_scale(r, old, new, expected_rev, opts)
         if expected_rev is not None and expected_rev != kv.mod_revision:
             raise errors.conflict(r.group, r.resource, name)
+        given_uid = meta.get("uid")
+        if given_uid and subresource != "scale" and given_uid != old["metadata"].get("uid"):
+            raise errors.conflict(r.group, r.resource, name, _storage_precondition(
+                r, namespace, name, f"Precondition failed: UID in precondition: {given_uid}, UID in object "
+                f"meta: {old['metadata'].get('uid')}"))
         if r.namespaced:
             self._place_namespace(r, namespace, meta)
         merged = self._prepare_update(r, old, new, subresource)
@@ -354,6 +359,20 @@ class APIServer:
         stored = self._decode(r, kv)
         self._after_update(r, stored)
         return Result(stored, warnings=warnings)
+
+    def set_node_name(self, r, pod: dict, node: str) -> dict:
+        """pods/binding: assign the Pod to a node (a compare-and-swap on its revision)."""
+        from kubelite.server.storage.errors import Conflict
+
+        bound = copy.deepcopy(pod)
+        bound.setdefault("spec", {})["nodeName"] = node
+        meta = bound["metadata"]
+        try:
+            kv = self.store.update(self._key(r, meta["namespace"], meta["name"]), self._encode(bound),
+                                   int(meta["resourceVersion"]))
+        except Conflict:
+            raise errors.conflict("", "pods/binding", meta["name"]) from None
+        return self._decode(r, kv)
 
     # -- scale ---------------------------------------------------------------------------------
 
@@ -417,19 +436,28 @@ class APIServer:
         meta = obj["metadata"]
         if opts.precondition_uid and opts.precondition_uid != meta.get("uid"):
             raise errors.conflict(r.group, r.kind, name,
-                                  f"Precondition failed: UID in precondition: {opts.precondition_uid}, "
-                                  f"UID in object meta: {meta.get('uid')}")
+                                  f"the UID in the precondition ({opts.precondition_uid}) does not match the "
+                                  f"UID in record ({meta.get('uid')}). The object might have been deleted and "
+                                  "then recreated")
         if opts.precondition_resource_version and opts.precondition_resource_version != meta["resourceVersion"]:
             raise errors.conflict(r.group, r.kind, name,
-                                  "Precondition failed: ResourceVersion in precondition: "
-                                  f"{opts.precondition_resource_version}, ResourceVersion in object meta: "
-                                  f"{meta['resourceVersion']}")
-        if meta.get("finalizers"):
+                                  f"the ResourceVersion in the precondition ({opts.precondition_resource_version})"
+                                  f" does not match the ResourceVersion in record ({meta['resourceVersion']}). "
+                                  "The object might have been modified")
+        finalizers = _deletion_finalizers(meta.get("finalizers") or [], opts.propagation_policy)
+        grace = self._grace_period(r, obj, opts)
+        if finalizers or grace:
             if meta.get("deletionTimestamp"):
                 return 200, obj
             held = copy.deepcopy(obj)
-            held["metadata"]["deletionTimestamp"] = now_rfc3339()
-            held["metadata"]["deletionGracePeriodSeconds"] = 0
+            # Without a garbage collector nothing removes the orphan/foregroundDeletion finalizers
+            # (nor, without a kubelet, ends a bound Pod's grace period): the object stays, as on a
+            # kube-apiserver whose controllers are not running.
+            when = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=grace or 0)
+            held["metadata"]["deletionTimestamp"] = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+            held["metadata"]["deletionGracePeriodSeconds"] = grace or 0
+            if finalizers:
+                held["metadata"]["finalizers"] = finalizers
             from kubelite.server.admission import generation
 
             if generation.deletion_generation(held) is not None:
@@ -457,6 +485,16 @@ class APIServer:
         gone = self._decode(r, kv)
         self._after_delete(r, gone)
         return 200, self._deleted_body(r, gone)
+
+    @staticmethod
+    def _grace_period(r, obj: dict, opts: DeleteOptions) -> int:
+        """Seconds a deleted Pod lingers: only Pods bound to a node wait (for their kubelet)."""
+        if r.group != "" or r.kind != "Pod" or not (obj.get("spec") or {}).get("nodeName"):
+            return 0
+        if opts.grace_period_seconds is not None:
+            return max(int(opts.grace_period_seconds), 0)
+        grace = (obj.get("spec") or {}).get("terminationGracePeriodSeconds")
+        return 30 if grace is None else int(grace)
 
     def _deleted_body(self, r, obj: dict) -> dict:
         if (r.group, r.resource) in _DELETE_RETURNS_OBJECT:
@@ -661,17 +699,32 @@ def _prune_patched(r, patched: dict, opts: WriteOptions) -> list[str]:
     return problems
 
 
+def _storage_precondition(r, namespace: str, name: str, detail: str) -> str:
+    # etcd3 keys are /registry/<resource>/... for core and most groups (kube-apiserver's layout).
+    key = "/".join(p for p in ("/registry", r.resource, namespace, name) if p)
+    return f"StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {detail}"
+
+
+def _deletion_finalizers(existing: list, policy: str | None) -> list:
+    """The finalizers a delete leaves: the object's own plus the GC's for Orphan/Foreground."""
+    out = list(existing)
+    extra = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(policy or "")
+    if extra and extra not in out:
+        out.append(extra)
+    return out
+
+
 def _check_body(r, body) -> dict:
     if not isinstance(body, dict):
         raise errors.bad_request(f"Object '{r.kind}' is not a JSON object")
     obj = copy.deepcopy(body)
     kind = obj.get("kind")
     if kind and kind != r.kind:
-        raise errors.bad_request(
-            f"the API version in the data ({obj.get('apiVersion', '')}) does not match the expected API "
-            f"version ({r.api_version})" if obj.get("apiVersion") not in (None, r.api_version)
-            else f"{kind} in version \"{r.version}\" cannot be handled as a {r.kind}: no kind \"{kind}\" "
-                 f"is registered for version \"{r.api_version}\"")
+        if obj.get("apiVersion") not in (None, r.api_version):
+            raise errors.bad_request(f"the API version in the data ({obj.get('apiVersion', '')}) does not match "
+                                     f"the expected API version ({r.api_version})")
+        raise errors.bad_request(f"{kind} in version \"{r.version}\" cannot be handled as a {r.kind}: "
+                                 + _decode_kind_error(r, kind))
     api_version = obj.get("apiVersion")
     if api_version and api_version != r.api_version:
         raise errors.bad_request(f"the API version in the data ({api_version}) does not match the expected "
@@ -684,6 +737,19 @@ def _check_body(r, body) -> dict:
         raise errors.bad_request(f"{r.kind} in version \"{r.version}\" cannot be handled as a {r.kind}: "
                                  "metadata must be an object")
     return obj
+
+
+def _decode_kind_error(r, kind: str) -> str:
+    """Why the decoder refused another kind of the same group-version, in the Go scheme's words."""
+    if r.crd:
+        return f'no kind "{kind}" is registered for version "{r.api_version}"'
+    internal = (r.group.split(".")[0] if r.group else "core")
+    from kubelite.server.resources import builtin_resources
+
+    if any(b.group == r.group and b.version == r.version and b.kind == kind for b in builtin_resources()):
+        return f"converting ({r.version}.{kind}) to ({internal}.{r.kind}): unknown conversion"
+    return (f'no kind "{kind}" is registered for version "{r.api_version}" in scheme '
+            '"pkg/api/legacyscheme/scheme.go:30"')
 
 
 def _ordered(obj: dict) -> dict:

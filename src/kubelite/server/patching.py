@@ -52,7 +52,10 @@ def apply(content_type: str, original: dict, patch: bytes, resource) -> object:
         if content_type == JSON_PATCH:
             raise errors.StatusError(422, "Invalid", "the server rejected our request due to an error in our "
                                      "request", has_details=True) from None
-        raise errors.server_error(str(err)) from None
+        message = str(err)
+        if err.path and message.endswith(f" (at {err.path})"):
+            message = message[: -len(f" (at {err.path})")]  # the path is kubelite's addition
+        raise errors.server_error(message) from None
     raise errors.StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", has_details=True)
 
 

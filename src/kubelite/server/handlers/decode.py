@@ -91,6 +91,16 @@ def check_field_validation(value: str | None, options_kind: str) -> str:
     return value or "Warn"
 
 
+def check_field_manager(value: str, options_kind: str) -> str:
+    if len(value.encode()) > 128:
+        message = "Too long: may not be more than 128 bytes"
+        raise errors.StatusError(
+            422, "Invalid", f'{options_kind}.meta.k8s.io "" is invalid: fieldManager: {message}',
+            group="meta.k8s.io", kind=options_kind,
+            causes=[{"reason": "FieldValueTooLong", "message": message, "field": "fieldManager"}])
+    return value
+
+
 def check_dry_run(values: list[str], options_kind: str) -> bool:
     if not values:
         return False

@@ -19,6 +19,7 @@ class Request:
     query: Query
     headers: dict[str, str]  # lower-cased names; repeated headers joined with ", "
     body: bytes = b""
+    too_large: bool = False  # the body exceeded the server's limit (answered 413)
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)

@@ -5,7 +5,7 @@ import json
 
 from kubelite.server import errors, patching
 from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
-from kubelite.server.handlers import decode, table
+from kubelite.server.handlers import decode, pods, table
 from kubelite.server.handlers.http import Request, json_response
 from kubelite.server.routing import RequestInfo
 from kubelite.server.selectors import parse_field_selector, parse_label_selector
@@ -24,6 +24,10 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
     if r.resource == "namespaces":
         namespace = ""
     verb = info.verb
+    if verb in ("update", "patch") and not info.name:
+        raise errors.method_not_allowed()
+    if r.group == "" and r.resource == "pods" and info.subresource in pods.SUBRESOURCES:
+        return pods.serve(api, request, info, r, namespace)
     if info.subresource:
         if r.subresource(info.subresource) is None or info.subresource not in ("status", "scale"):
             raise errors.not_found_path()
@@ -34,12 +38,20 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
     if r.namespaced and not namespace and verb in ("create", "get", "update", "patch", "delete"):
         raise errors.not_found_path()
 
+    if verb in ("get", "list"):
+        _check_resource_version(request.query.get("resourceVersion"))
     handler = _VERBS[verb]
     if verb == "watch":
         from kubelite.server.handlers import watch
 
         return await watch.serve(api, request, r, namespace, stopping)
     return handler(api, request, info, r, namespace)
+
+
+def _check_resource_version(text: str | None) -> None:
+    if text and not text.isdigit():
+        raise errors.server_error(f'resourceVersion: Invalid value: "{text}": strconv.ParseUint: parsing '
+                                  f'"{text}": invalid syntax')
 
 
 def _get(api, request, info, r, namespace):
@@ -56,7 +68,7 @@ def list_options(request: Request, r) -> ListOptions:
         try:
             limit = int(limit_text)
         except ValueError:
-            raise errors.bad_request(f'limit: Invalid value: "{limit_text}": must be an integer') from None
+            raise errors.bad_request(f'strconv.ParseInt: parsing "{limit_text}": invalid syntax') from None
     rv = q.get("resourceVersion")
     match = q.get("resourceVersionMatch")
     if match:
@@ -99,7 +111,7 @@ def _write_options(request: Request, options_kind: str) -> WriteOptions:
     return WriteOptions(
         dry_run=decode.check_dry_run(q.get_all("dryRun"), options_kind),
         field_validation=decode.check_field_validation(q.get("fieldValidation"), options_kind),
-        field_manager=q.get("fieldManager") or "",
+        field_manager=decode.check_field_manager(q.get("fieldManager") or "", options_kind),
     )
 
 

@@ -25,7 +25,7 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
     try:
         timeout = int(timeout_text) if timeout_text else DEFAULT_TIMEOUT
     except ValueError:
-        raise errors.bad_request(f'timeoutSeconds: Invalid value: "{timeout_text}"') from None
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{timeout_text}": invalid syntax') from None
     bookmarks = q.flag("allowWatchBookmarks")
     send_initial = q.flag("sendInitialEvents")
     rv = q.get("resourceVersion")
