@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "replace": "kubelite.cli.replace",
     "delete": "kubelite.cli.delete",
     "config": "kubelite.cli.config",
+    "set": "kubelite.cli.set",
     "patch": "kubelite.cli.patch",
 }
 

@@ -1,0 +1,196 @@
+"""`kubelite set image|env|resources|selector|serviceaccount|subject`: update fields of objects,
+from files with `--local` (printing the result) or on the cluster (sending a strategic merge patch)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kubelite.cli import common
+
+SUBCOMMANDS = ("env", "image", "resources", "selector", "serviceaccount", "subject")
+_ALIASES = {"sa": "serviceaccount"}
+_WHAT = {"image": "image updated", "env": "env updated", "resources": "resource requirements updated",
+         "selector": "selector updated", "serviceaccount": "serviceaccount updated", "subject": "subjects updated"}
+
+
+def run(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write("Configure application resources.\n\n These commands help you make changes to existing "
+                         "application resources.\n\nAvailable Commands:\n" +
+                         "".join(f"  {c}\n" for c in SUBCOMMANDS) + "\nUsage:\n  kubelite set SUBCOMMAND [options]\n")
+        return 0 if argv else 1
+    sub = _ALIASES.get(argv[0], argv[0])
+    if sub not in SUBCOMMANDS:
+        sys.stderr.write(f'error: unknown command "{argv[0]}" for "kubelite set"\n')
+        return 1
+    p = _parser(sub)
+    return common.run(p, argv[1:], lambda args: _set(sub, args))
+
+
+def _parser(sub: str) -> common.Parser:
+    p = common.parser(f"set {sub}", f"Update {sub} of resources.")
+    p.add_argument("args", nargs="*", help=argparse.SUPPRESS)
+    common.add_connection_flags(p)
+    p.add_argument("-n", "--namespace")
+    common.add_filename_flags(p, "to update")
+    common.add_output_flag(p)
+    common.add_dry_run_flag(p)
+    p.add_argument("--local", action="store_true")
+    p.add_argument("--all", action="store_true")
+    p.add_argument("-l", "--selector", dest="label_selector", default="")
+    p.add_argument("--field-manager", default="")
+    p.add_argument("--allow-missing-template-keys", default="true")
+    p.add_argument("--show-managed-fields", action="store_true")
+    p.add_argument("--record", action="store_true")
+    if sub in ("env", "resources"):
+        p.add_argument("-c", "--containers", default="*")
+    if sub == "resources":
+        p.add_argument("--limits", default="")
+        p.add_argument("--requests", default="")
+    if sub == "env":
+        p.add_argument("-e", "--env", action="append", default=[])
+        p.add_argument("--from", dest="from_", default="")
+        p.add_argument("--prefix", default="")
+        p.add_argument("--keys", action="append", default=[])
+        p.add_argument("--list", action="store_true")
+        p.add_argument("--resolve", action="store_true")
+        p.add_argument("--overwrite", default="true")
+    if sub == "selector":
+        p.add_argument("--resource-version", default="")
+    if sub == "subject":
+        # --user here names a subject, shadowing the kubeconfig flag as kubectl's local flag does
+        p.conflict_handler = p._optionals.conflict_handler = "resolve"
+        p.add_argument("--user", action="append", default=[])
+        p.add_argument("--group", action="append", default=[])
+        p.add_argument("--serviceaccount", action="append", default=[])
+    return p
+
+
+def _set(sub: str, args) -> int:
+    from kubelite.imperative import ImperativeError
+
+    args._verb = "set"
+    dry_run = common.dry_run_mode(args)
+    if args.local and dry_run == "server":
+        raise common.CommandError("error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?")
+    output = common.parse_output(args.output)
+    positional, change = _split_args(sub, args)
+    try:
+        mutate = _mutation(sub, args, change)
+    except ImperativeError as err:
+        raise common.CommandError(f"error: {err}") from None
+    if args.local:
+        from kubelite.manifest import read_sources
+
+        objects = [m.obj for m in read_sources(args.filename, recursive=args.recursive, verb="set")]
+        targets = [(None, obj) for obj in objects]
+        sess = None
+    else:
+        sess = common.session(args)
+        selection = common.build(sess, args, positional, verb=f"set {sub}")
+        targets = []
+        for request in selection.requests:
+            live = sess.client.get(request.resource, request.name or (request.obj or {}).get("metadata", {}).get("name"),
+                                   request.namespace)
+            targets.append((request, common.with_type(live, request.resource)))
+    errors: list[str] = []
+    printer = common.ObjectPrinter(output) if output.kind else None
+    for request, obj in targets:
+        try:
+            updated, problems, changed = mutate(obj)
+        except ImperativeError as err:
+            errors.append(f"error: {err}" if sub == "selector" else f"error: {_object_name(obj)} {err}\n")
+            continue
+        errors.extend(problems)
+        if not changed or updated == obj:
+            continue
+        if args.local or dry_run == "client":
+            result = updated
+        else:
+            result = _patch(sess, request, obj, updated, args, dry_run)
+        if printer is not None:
+            printer.print(result)
+        else:
+            sys.stdout.write(common.success_line(result, _WHAT[sub], dry_run))
+    for line in errors:
+        sys.stderr.write(line if line.endswith("\n") else line + "\n")
+    return 1 if errors else 0
+
+
+def _object_name(obj: dict) -> str:
+    from kubelite.manifest.name import resource_name
+
+    return resource_name(obj)
+
+
+def _split_args(sub: str, args) -> tuple[list[str], list[str]]:
+    """Resource arguments first, then the changes (`c=img`, `KEY=v`, `KEY-`, selector, account)."""
+    values = list(args.args)
+    if sub in ("image", "env"):
+        first = next((i for i, a in enumerate(values) if "=" in a or (sub == "env" and a.endswith("-"))), len(values))
+        return values[:first], values[first:]
+    if sub in ("selector", "serviceaccount"):
+        return values[:-1], values[-1:]
+    return values, []
+
+
+def _mutation(sub: str, args, change: list[str]):
+    from kubelite.imperative import ImperativeError, setters
+
+    if sub == "image":
+        _, images = setters.parse_image_args(change)
+        if not images:
+            raise ImperativeError("at least one image update is required")
+        return lambda obj: (*setters.set_image(obj, images), True)
+    if sub == "resources":
+        from kubelite.imperative.cluster import resource_list
+
+        limits, requests = resource_list(args.limits) or {}, resource_list(args.requests) or {}
+        if not limits and not requests:
+            raise ImperativeError("you must specify an update to requests or limits (in the form of --requests/--limits)")
+        return lambda obj: setters.set_resources(obj, limits, requests, args.containers)
+    if sub == "selector":
+        if not change:
+            raise ImperativeError("one selector is required")
+        from kubelite.imperative.selectors import parse_to_label_selector
+
+        selector = parse_to_label_selector(change[0])
+        return lambda obj: (setters.set_selector(obj, selector), [], True)
+    if sub == "serviceaccount":
+        if not change:
+            raise ImperativeError("serviceaccount is required")
+        return lambda obj: (setters.set_service_account(obj, change[0]), [], True)
+    if sub == "subject":
+        if not (args.user or args.group or args.serviceaccount):
+            raise ImperativeError("you must specify at least one value of user, group or serviceaccount")
+        for sa in args.serviceaccount:
+            if len(sa.split(":")) != 2:
+                raise ImperativeError("serviceaccount must be <namespace>:<name>")
+
+        def subject(obj):
+            updated, changed = setters.set_subject(obj, args.user, args.group, args.serviceaccount)
+            return updated, [], changed
+        return subject
+    add, remove = setters.parse_env_args(list(args.env) + change)
+    if not add and not remove and not args.from_ and not args.list:
+        raise ImperativeError("at least one environment variable must be provided")
+    overwrite = str(args.overwrite).lower() != "false"
+    return lambda obj: setters.set_env(obj, add, remove, args.containers, overwrite)
+
+
+def _patch(sess, request, original: dict, updated: dict, args, dry_run: str) -> dict:
+    from kubelite.patch import strategic
+    from kubelite.schema import for_kind
+
+    schema = for_kind(original.get("apiVersion", ""), original.get("kind", ""))
+    patch = strategic.create_two_way(original, updated, schema)
+    params = common.write_params(_WriteArgs(args), "kubectl-set", dry_run)
+    return sess.client.patch(request.resource, request.namespace, original["metadata"]["name"], patch,
+                             "strategic", params)
+
+
+class _WriteArgs:
+    def __init__(self, args):
+        self.field_manager = args.field_manager
+        self.validate = "strict"
+
