@@ -137,14 +137,13 @@ def _json_float(text: str):
 _DECODER = json.JSONDecoder(parse_float=_json_float, parse_int=_json_int, parse_constant=_reject_constant)
 
 
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
 def _json_documents(text: str, source: str) -> list[_Document]:
     out = []
     pos = _JSON_SPACE.match(text, 0).end()
+    line, counted = 1, 0  # newlines are counted once, as the stream advances
     while pos < len(text):
+        line += text.count("\n", counted, pos)
+        counted = pos
         try:
             value, end = _DECODER.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
@@ -153,11 +152,10 @@ def _json_documents(text: str, source: str) -> list[_Document]:
             problem = "unexpected EOF" if problem == _UNEXPECTED_EOF else "json: " + problem
             raise ManifestError(f"error parsing {source}: {problem}", source, exc.lineno) from None
         except ValueError as exc:
-            line = _line_of(text, pos)
             raise ManifestError(f"error parsing {source}: {exc} (line {line})", source, line) from None
         except RecursionError:
             raise ManifestError(f"error parsing {source}: json: exceeded max depth", source) from None
-        out.append(_Document(value, _line_of(text, pos)))
+        out.append(_Document(value, line))
         pos = _JSON_SPACE.match(text, end).end()
     return out
 
