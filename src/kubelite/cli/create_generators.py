@@ -468,6 +468,9 @@ def _create(spec: Spec, args, command: list[str]) -> int:
     try:
         obj = spec.build(args, ctx)
     except ImperativeError as err:
+        if str(err).startswith("the server doesn't have a resource type"):
+            sys.stderr.write(f"{err}\n")  # kubectl prints mapping failures without the error: prefix
+            raise common.Failed(1) from None
         raise common.CommandError(f"error: {err}") from None
     obj = _save_config(obj, args.save_config)
     if dry_run != "client":

@@ -20,7 +20,10 @@ COMMANDS: dict[str, str] = {
     "delete": "kubelite.cli.delete",
     "config": "kubelite.cli.config",
     "set": "kubelite.cli.set",
+    "run": "kubelite.cli.run",
     "patch": "kubelite.cli.patch",
+    "label": "kubelite.cli.label",
+    "annotate": "kubelite.cli.annotate",
 }
 
 
