@@ -45,14 +45,17 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="kubelite-bench-cli-") as tmp:
         base = pathlib.Path(tmp)
-        env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
-        env.update(HOME=str(base / "home"), KUBELITE_HOME=str(base / "embedded"))
+        env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "PYTHONDONTWRITEBYTECODE")}
+        # As installed: byte code cached (in a private prefix, so the source tree stays untouched).
+        env.update(HOME=str(base / "home"), KUBELITE_HOME=str(base / "embedded"),
+                   PYTHONPYCACHEPREFIX=str(base / "pycache"))
         (base / "home").mkdir()
         server = Served(base / "served", base / "kubeconfig").start()
         try:
             kc = ["--kubeconfig", str(base / "kubeconfig")]
             # warm-up: creates the embedded store and the discovery caches of both tools
             subprocess.run(KUBELITE + ["get", "ns"], env=env, capture_output=True)
+            subprocess.run(KUBELITE + ["version", "--client"], env=env, capture_output=True)
             subprocess.run(KUBELITE + kc + ["get", "ns"], env=env, capture_output=True)
             rows = [("kubelite version --client", _time(KUBELITE + ["version", "--client"], env, runs)),
                     ("kubelite get ns (embedded)", _time(KUBELITE + ["get", "ns"], env, runs)),
