@@ -96,8 +96,12 @@ def _text(value: bytes | str) -> str | None:
 
 
 def _b64(value: bytes | str) -> str:
+    """Base64 as kyaml writes Secret data: lines of 70 characters when longer than one line."""
     raw = value.encode("utf-8") if isinstance(value, str) else value
-    return base64.b64encode(raw).decode("ascii")
+    encoded = base64.b64encode(raw).decode("ascii")
+    if len(encoded) // 70 + 1 <= 1:
+        return encoded
+    return "".join(encoded[i:i + 70] + "\n" for i in range(0, len(encoded), 70))
 
 
 def generate(args: dict, kind: str, loader: Loader, global_options: dict | None) -> Resource:

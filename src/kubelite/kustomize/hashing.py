@@ -21,7 +21,9 @@ def _field(obj: dict, name: str) -> object:
 
 def content_hash(obj: dict) -> str:
     kind = obj.get("kind")
-    name = (obj.get("metadata") or {}).get("name") or ""
+    # Kustomize looks the name up as one field called "metadata/name", which never
+    # exists: the hash always sees an empty name.
+    name = ""
     if kind == "ConfigMap":
         m = {"kind": "ConfigMap", "name": name, "data": _field(obj, "data")}
         if isinstance(obj.get("binaryData"), dict):
