@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import json
 import os
-from importlib import resources
+import importlib.util
+import pathlib
 
 from kubelite.schema.model import Schema
 from kubelite.schema.openapi import Definitions, SchemaError
@@ -17,8 +18,13 @@ from kubelite.schema.openapi import Definitions, SchemaError
 DEFAULT_VERSION = "1.32"
 
 
-def _schema_root():
-    return resources.files("kubernetes_validate") / "kubernetes-json-schema"
+@functools.lru_cache(maxsize=None)
+def _schema_root() -> pathlib.Path:
+    # Find the package's data without importing it: its __init__ pulls in jsonschema (~25 ms).
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise SchemaError("the kubernetes-validate package is not installed")
+    return pathlib.Path(list(spec.submodule_search_locations)[0]) / "kubernetes-json-schema"
 
 
 @functools.lru_cache(maxsize=None)
