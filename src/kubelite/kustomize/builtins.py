@@ -7,7 +7,29 @@ from .fieldspec import specs_from
 from .sorting import sort_resources
 
 
+_CANONICAL = {name.lower(): name for name in """path patch target options paths patches prefix suffix fieldSpecs
+    labels annotations imageTag name newName newTag digest tagSuffix replica count jsonOp replacements sortOptions
+    kind group version namespace create labelSelector annotationSelector allowNameChange allowKindChange
+    setRoleBindingSubjects unsetOnly gvk metadata apiVersion literals files envs env behavior type
+    disableNameSuffixHash immutable source targets select reject fieldPaths fieldPath delimiter index""".split()}
+_OPAQUE = {"labels", "annotations", "patch", "jsonOp", "literals"}
+
+
+def canonical_keys(value: object) -> object:
+    """Plugin configs are read with Go's encoding/json, which matches field names ignoring case."""
+    if isinstance(value, list):
+        return [canonical_keys(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        name = _CANONICAL.get(key.lower(), key) if isinstance(key, str) else key
+        out[name] = item if name in _OPAQUE else canonical_keys(item)
+    return out
+
+
 def run_generator(config: dict, target, ra) -> list:
+    config = canonical_keys(config)
     kind = config.get("kind")
     if kind in ("ConfigMapGenerator", "SecretGenerator"):
         args = {k: v for k, v in config.items() if k not in ("apiVersion", "kind", "metadata")}
@@ -20,6 +42,7 @@ def run_generator(config: dict, target, ra) -> list:
 
 
 def run_transformer(config: dict, target, ra) -> None:
+    config = canonical_keys(config)
     kind = config.get("kind")
     rm = ra.resmap
     specs = specs_from(config.get("fieldSpecs"), f"{kind}.fieldSpecs")
@@ -47,6 +70,10 @@ def run_transformer(config: dict, target, ra) -> None:
     elif kind == "PatchTransformer":
         patches.patch_transformer(rm, config, target.loader, target.schemas())
     elif kind == "PatchStrategicMergeTransformer":
+        if not config.get("paths") and not config.get("patches"):
+            meta = config.get("metadata") or {}
+            raise KustomizeError(f"plugin {kind}.builtin.[noGrp]/{meta.get('name') or '[noName]'}.[noNs] "
+                                 "fails configuration: empty file path and empty patch content")
         loaded = patches.load_smp_entries(config.get("paths") or [], target.loader)
         if config.get("patches"):
             loaded += patches._docs(str(config["patches"]))
@@ -58,9 +85,7 @@ def run_transformer(config: dict, target, ra) -> None:
         from . import replacements
 
         replacements.run(rm, replacements.load(config.get("replacements") or [], target.loader))
-    elif kind == "SortOrderTransformer":
-        sort_resources(rm, config.get("sortOptions") or {"order": "fifo"})
-    elif kind == "HashTransformer":
-        pass
+    elif kind in ("SortOrderTransformer", "HashTransformer"):
+        raise KustomizeError(f"unable to load builtin {kind}.builtin.[noGrp]")
     else:
         raise KustomizeError(f"unable to load transformer plugin {config.get('apiVersion')}/{kind}: only builtin plugins are supported")

@@ -98,9 +98,10 @@ def _walk(node: object, segments: list[str], create: bool, setter: Setter) -> No
     if child is None:
         if not create:
             return
-        child = [] if is_list else {}
         if is_list:
+            node[key] = []
             return
+        child = {}
         node[key] = child
     _walk(child, segments[1:], create, setter)
 

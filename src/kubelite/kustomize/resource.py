@@ -92,6 +92,7 @@ class Resource:
     origin: dict | None = None
     transformations: list = field(default_factory=list)
     refby: list = field(default_factory=list)
+    refvars: list = field(default_factory=list)
 
     # -- plain accessors ------------------------------------------------------------
     @property
@@ -159,10 +160,12 @@ class Resource:
         return Resource(
             copy.deepcopy(self.obj), list(self.prev_ids), list(self.prefixes), list(self.suffixes),
             self.needs_hash, self.behavior, self.generated,
-            dict(self.origin) if self.origin else None, list(self.transformations), list(self.refby))
+            dict(self.origin) if self.origin else None, list(self.transformations), list(self.refby),
+            list(self.refvars))
 
     def copy_tracking_from(self, other: "Resource") -> None:
         self.prev_ids = list(other.prev_ids)
         self.prefixes = list(other.prefixes)
         self.suffixes = list(other.suffixes)
         self.refby = list(other.refby)
+        self.refvars = list(other.refvars)

@@ -21,10 +21,14 @@ class Accumulator:
         self.config: TransformerConfig = default_config()
         self.vars: list[dict] = []
 
-    def merge_vars(self, new_vars: list) -> None:
+    def merge_vars(self, new_vars: list, match: bool = True) -> None:
         for v in new_vars:
             if not isinstance(v, dict):
                 raise KustomizeError(f"invalid var {v!r}")
+            if match:
+                from .vars import match_var
+
+                match_var(self.resmap, v)
             for existing in self.vars:
                 if existing.get("name") == v.get("name"):
                     raise KustomizeError(f"var '{v.get('name')}' already encountered")
@@ -171,7 +175,7 @@ class Target:
                 f"accumulation err='accumulating resources from '{path}': '{sub.root}' must resolve to a file': "
                 f"recursed merging from path '{sub.root}': {exc}") from None
         ra.config.merge(sub_ra.config)
-        ra.merge_vars(sub_ra.vars)
+        ra.merge_vars(sub_ra.vars, match=False)
 
     def _accumulate_components(self, ra: Accumulator, paths: list) -> None:
         for path in paths:

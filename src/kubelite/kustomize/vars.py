@@ -12,7 +12,52 @@ from .resource import Gvk, split_api_version
 _REF = re.compile(r"\$\(([A-Za-z0-9_.\-]+)\)|\$\$")
 
 
+def _objref_id(var: dict):
+    ref = var.get("objref") or {}
+    group, version = split_api_version(str(ref.get("apiVersion") or ""))
+    group = ref.get("group", group) or group
+    version = ref.get("version", version) or version
+    return group, version, ref.get("kind") or "", ref.get("name") or "", ref.get("namespace") or ""
+
+
+def _var_str(var: dict) -> str:
+    group, version, kind, name, ns = _objref_id(var)
+    path = (var.get("fieldref") or {}).get("fieldpath") or "metadata.name"
+    return f"{{{var.get('name')} {Gvk(group, version, kind)} {{{path}}}}}"
+
+
+def match_var(resmap: ResMap, var: dict) -> None:
+    """Bind a var to the one object its objref names (Kustomize's MergeVars)."""
+    group, version, kind, name, ns = _objref_id(var)
+    matched = []
+    for res in resmap:
+        for rid in res.all_ids():
+            if rid.name != name or not rid.gvk.selected_by(group, version, kind):
+                continue
+            if (ns or rid.cluster_scoped) and rid.effective_namespace() != (ns or rid.effective_namespace()):
+                continue
+            if ns and rid.namespace != ns and rid.effective_namespace() != ns:
+                continue
+            matched.append(res)
+            break
+    if len(matched) > 1:
+        raise KustomizeError(f"found {len(matched)} resId matches for var {_var_str(var)} (unable to disambiguate)")
+    if matched:
+        matched[0].refvars.append(var.get("name"))
+
+
 def _var_target(resmap: ResMap, var: dict) -> object:
+    for res in resmap:
+        if var.get("name") in res.refvars:
+            path = (var.get("fieldref") or {}).get("fieldpath") or "metadata.name"
+            values = fieldpath.lookup(res.obj, fieldpath.parse(path))
+            if not values:
+                raise KustomizeError(f"field specified in var '{_var_str(var)}' not found in corresponding resource")
+            return values[0]
+    raise KustomizeError(f"var '{_var_str(var)}' cannot be mapped to a field in the set of known resources")
+
+
+def _old_var_target(resmap: ResMap, var: dict) -> object:
     ref = var.get("objref") or {}
     group, version = split_api_version(str(ref.get("apiVersion") or ""))
     group = ref.get("group", group) or group
