@@ -22,6 +22,47 @@ _DEPRECATION = {
 }
 
 
+_SELECTOR = {"group": None, "version": None, "kind": None, "name": None, "namespace": None,
+             "labelSelector": None, "annotationSelector": None, "gvk": None}
+_GEN_OPTIONS = {"labels": None, "annotations": None, "disableNameSuffixHash": None, "immutable": None}
+_GENERATOR = {"name": None, "namespace": None, "behavior": None, "files": None, "literals": None, "envs": None,
+              "env": None, "options": _GEN_OPTIONS}
+# Nested struct fields checked strictly, as Go's decoder does (None: not a struct).
+_STRUCTS = {
+    "generatorOptions": _GEN_OPTIONS,
+    "patchesJson6902": [{"target": _SELECTOR, "path": None, "patch": None}],
+    "patches": [{"path": None, "patch": None, "target": _SELECTOR,
+                 "options": {"allowNameChange": None, "allowKindChange": None}}],
+    "configMapGenerator": [_GENERATOR],
+    "secretGenerator": [dict(_GENERATOR, type=None)],
+    "images": [{"name": None, "newName": None, "newTag": None, "digest": None, "tagSuffix": None}],
+    "replicas": [{"name": None, "count": None}],
+    "labels": [{"pairs": None, "includeSelectors": None, "includeTemplates": None, "fields": None}],
+    "vars": [{"name": None, "objref": {"kind": None, "name": None, "apiVersion": None, "group": None,
+                                        "version": None, "namespace": None},
+              "fieldref": {"fieldpath": None}}],
+    "sortOptions": {"order": None, "legacySortOptions": {"orderFirst": None, "orderLast": None}},
+}
+
+
+def _check_struct(value: object, shape: object) -> None:
+    if shape is None or value is None:
+        return
+    if isinstance(shape, list):
+        if isinstance(value, list):
+            for item in value:
+                _check_struct(item, shape[0])
+        return
+    if not isinstance(value, dict):
+        return
+    known = {k.lower(): k for k in shape}
+    for key in value:
+        name = known.get(str(key).lower())
+        if name is None:
+            raise KustomizeError(f'invalid Kustomization: json: unknown field "{key}"')
+        _check_struct(value[key], shape[name])
+
+
 def parse(text: str, path: str) -> dict:
     from kubelite.manifest._goyaml import decode_yaml
 
@@ -36,6 +77,8 @@ def parse(text: str, path: str) -> dict:
     for key in data:
         if key not in FIELDS:
             raise KustomizeError(f'invalid Kustomization: json: unknown field "{key}"')
+    for key, shape in _STRUCTS.items():
+        _check_struct(data.get(key), shape)
     return data
 
 
