@@ -49,9 +49,14 @@ def run(argv: list[str]) -> int:
     def started():
         print(f"kubelite API server listening on {url} (data in {data_dir})", file=sys.stderr, flush=True)
 
+    from kubelite.server.storage.compactor import Compactor
+
+    # Only a serving process compacts (as kube-apiserver drives etcd); in-process users do not.
+    compactor = Compactor(server.store).start()
     try:
         serve(server.app, sock, str(server.tls.server_cert), str(server.tls.server_key), on_started=started)
     finally:
+        compactor.stop()
         server.close()
     return 0
 

@@ -201,7 +201,8 @@ class APIServer:
                     "show up in the list.", continue_token=fresh) from None
             raise errors.expired(f"The resourceVersion for the provided list is too old.") from None
         except FutureRevision:
-            raise errors.resource_version_too_large(revision, self.store.current_revision()) from None
+            # Exact reads go to etcd, which refuses a future revision outright.
+            raise errors.server_error("etcdserver: mvcc: required revision is a future revision") from None
         metadata: dict[str, Any] = {"resourceVersion": str(revision)}
         if more and last_key is not None:
             metadata["continue"] = _encode_continue(revision, last_key[len(prefix):])

@@ -41,11 +41,32 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
     if verb in ("get", "list"):
         _check_resource_version(request.query.get("resourceVersion"))
     handler = _VERBS[verb]
+    if verb == "list":
+        await wait_for_revision(api, request.query.get("resourceVersion"),
+                                request.query.get("resourceVersionMatch"), request.query.get("continue"))
     if verb == "watch":
         from kubelite.server.handlers import watch
 
         return await watch.serve(api, request, r, namespace, stopping)
     return handler(api, request, info, r, namespace)
+
+
+FUTURE_RV_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a future resourceVersion
+
+
+async def wait_for_revision(api, rv: str | None, match: str | None, cont: str | None) -> None:
+    """A list "not older than" a revision the store has not reached waits for it, then 504."""
+    import asyncio
+    import time
+
+    if not rv or rv == "0" or match == "Exact" or cont or not rv.isdigit():
+        return
+    wanted = int(rv)
+    deadline = time.monotonic() + FUTURE_RV_WAIT
+    while api.store.current_revision() < wanted:
+        if time.monotonic() >= deadline:
+            raise errors.resource_version_too_large(wanted, api.store.current_revision())
+        await asyncio.sleep(0.05)
 
 
 def _check_resource_version(text: str | None) -> None:
