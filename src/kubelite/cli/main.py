@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "patch": "kubelite.cli.patch",
     "label": "kubelite.cli.label",
     "annotate": "kubelite.cli.annotate",
+    "scale": "kubelite.cli.scale",
 }
 
 

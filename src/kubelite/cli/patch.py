@@ -108,7 +108,7 @@ def _patch(args) -> int:
 
     def patch_one(request: common.Request) -> None:
         before = request.obj if request.obj is not None else \
-            sess.client.get(request.resource, request.name, request.namespace)
+            sess.client.get(request.resource, request.name, request.namespace, subresource=args.subresource or None)
         if dry_run == "client":
             after = _patched_locally(before, text, patch_type)
         else:
@@ -160,6 +160,7 @@ def _patched_locally(obj: dict, text: str, patch_type: str) -> dict:
 
 def _print(printer, obj: dict, changed: bool) -> None:
     if printer is not None:
+        printer.count = 0  # kubectl makes a printer for each object: no `---` between them
         printer.print(obj)
         return
     sys.stdout.write(common.success_line(obj, "patched" if changed else "patched (no change)", "none"))
