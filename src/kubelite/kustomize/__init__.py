@@ -14,12 +14,12 @@ __all__ = ["build", "render", "KustomizeError"]
 
 
 def build(path: str, load_restrictor: str = "LoadRestrictionsRootOnly", reorder: str = "") -> list[dict]:
-    from .build import build_resmap
+    from .builder import build_resmap
 
     return [r.obj for r in build_resmap(path, load_restrictor, reorder)]
 
 
 def render(objects: list[dict]) -> str:
-    from .render import render as _render
+    from .printing import render as _render
 
     return _render(objects)

@@ -37,7 +37,7 @@ def namespace(resmap: ResMap, ns: str, specs: list[FieldSpec], subjects_mode: st
         _namespace_one(res, ns, specs, subjects_mode, unset_only)
         matches = resmap.by_current_id(res.cur_id())
         if len(matches) != 1:
-            from .render import go_json_list
+            from .printing import go_json_list
 
             raise KustomizeError(f"namespace transformation produces ID conflict: {go_json_list(matches)}")
 
