@@ -21,10 +21,15 @@ COMMANDS: dict[str, str] = {
     "config": "kubelite.cli.config",
     "set": "kubelite.cli.set",
     "run": "kubelite.cli.run",
+    "expose": "kubelite.cli.expose",
+    "autoscale": "kubelite.cli.autoscale",
     "patch": "kubelite.cli.patch",
     "label": "kubelite.cli.label",
     "annotate": "kubelite.cli.annotate",
     "scale": "kubelite.cli.scale",
+    "api-resources": "kubelite.cli.api_resources",
+    "api-versions": "kubelite.cli.api_versions",
+    "cluster-info": "kubelite.cli.cluster_info",
 }
 
 
