@@ -16,10 +16,25 @@ import sys
 import time
 from typing import Any, Iterator
 
-import httpx
-
 from kubelite.client.errors import ApiError, ConnectionFailed
 from kubelite.client.kubeconfig import Connection
+
+
+def _import_httpx():
+    """httpx, without its command-line tool: the package's __init__ loads it (click, pygments)
+    whenever those happen to be installed, a cost paid on every kubelite start for nothing."""
+    if "httpx" in sys.modules:
+        return sys.modules["httpx"]
+    sys.modules.setdefault("httpx._main", None)  # None: `from ._main import main` fails, httpx falls back
+    try:
+        import httpx
+    finally:
+        if sys.modules.get("httpx._main", 0) is None:
+            del sys.modules["httpx._main"]
+    return httpx
+
+
+httpx = _import_httpx()
 
 EMBEDDED_URL = "http://kubelite.embedded"
 USER_AGENT = "kubelite/0.1 (linux/amd64) kubernetes/v1.32"

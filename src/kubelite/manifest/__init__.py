@@ -31,21 +31,33 @@ Writing, byte for byte as kubectl prints::
     to_json(obj) -> str          # kubectl ... -o json
     as_list(objs) -> dict        # what -o yaml/json prints for several objects
 """
-from .documents import Manifest
-from .errors import ManifestError, NoObjectsError
-from .jsonfmt import to_json
-from .lists import as_list
-from .sources import fetch_url, read_sources, read_text
-from .yamlfmt import to_yaml
+# The names below are loaded on first use (PEP 562): importing one submodule, such as
+# kubelite.manifest.name for `kubelite get`, must not pull in YAML and every reader.
+_EXPORTS = {
+    "Manifest": "documents",
+    "ManifestError": "errors",
+    "NoObjectsError": "errors",
+    "as_list": "lists",
+    "fetch_url": "sources",
+    "read_sources": "sources",
+    "read_text": "sources",
+    "to_json": "jsonfmt",
+    "to_yaml": "yamlfmt",
+}
 
-__all__ = [
-    "Manifest",
-    "ManifestError",
-    "NoObjectsError",
-    "as_list",
-    "fetch_url",
-    "read_sources",
-    "read_text",
-    "to_json",
-    "to_yaml",
-]
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

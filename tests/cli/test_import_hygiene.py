@@ -1,0 +1,81 @@
+"""Import hygiene: a command loads only the modules it needs (DESIGN: "the CLI starts fast").
+
+No timing asserts: each case runs the command in a fresh interpreter and checks which modules
+ended up in sys.modules (the speed itself is measured by bench/cli.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+# Runs kubelite's main() on argv, then reports the command's output and every loaded module.
+PROBE = """
+import contextlib, io, json, sys
+from kubelite.cli.main import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "stdout": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+# Never needed to print the client version.
+VERSION_FORBIDDEN = ("httpx", "httpcore", "uvicorn", "yaml", "cryptography", "asyncio", "sqlite3", "kubelite.server",
+                     "kubelite.client", "kubelite.manifest", "kubelite.schema", "kubelite.apply")
+# Never needed to list namespaces from the embedded cluster: serving sockets, TLS certificates,
+# YAML, file readers, the apply engine, kustomize, httpx's optional command-line tool.
+GET_EMBEDDED_FORBIDDEN = ("uvicorn", "cryptography", "yaml", "click", "pygments", "kubelite.manifest.documents",
+                          "kubelite.manifest.sources", "kubelite.manifest.yamlfmt", "kubelite.apply",
+                          "kubelite.kustomize", "kubelite.imperative", "kubelite.server.tls", "kubelite.server.serve")
+
+
+def probe(tmp_path, *argv: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
+    env.update(HOME=str(tmp_path), KUBELITE_HOME=str(tmp_path / "kubelite"))
+    r = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.splitlines()[-1])
+
+
+def loaded(modules: list[str], forbidden: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == f or m.startswith(f + ".") for f in forbidden)]
+
+
+def test_version_client_loads_no_client_or_server(tmp_path):
+    result = probe(tmp_path, "version", "--client")
+    assert result["code"] == 0 and "kubelite" in result["stdout"]
+    assert loaded(result["modules"], VERSION_FORBIDDEN) == []
+
+
+def test_get_namespaces_embedded_loads_no_serving_or_yaml(tmp_path):
+    result = probe(tmp_path, "get", "ns")
+    assert result["code"] == 0
+    assert result["stdout"].split()[:6] == ["NAME", "STATUS", "AGE", "default", "Active", result["stdout"].split()[5]]
+    assert "kube-system" in result["stdout"]
+    assert loaded(result["modules"], GET_EMBEDDED_FORBIDDEN) == []
+
+
+def test_get_yaml_still_loads_the_yaml_printer(tmp_path):
+    """The guard above is not vacuous: the modules it forbids do load when a command needs them."""
+    result = probe(tmp_path, "get", "ns", "default", "-o", "yaml")
+    assert result["code"] == 0 and "kind: Namespace" in result["stdout"]
+    assert "kubelite.manifest.yamlfmt" in result["modules"]
+
+
+@pytest.mark.parametrize("name", ["to_yaml", "to_json", "read_sources", "read_text", "as_list", "Manifest",
+                                  "ManifestError", "NoObjectsError", "fetch_url"])
+def test_manifest_exports_load_on_first_use(name):
+    import kubelite.manifest
+
+    assert callable(getattr(kubelite.manifest, name))
+    assert name in dir(kubelite.manifest)
+
+
+def test_manifest_unknown_name_is_an_attribute_error():
+    import kubelite.manifest
+
+    with pytest.raises(AttributeError):
+        kubelite.manifest.no_such_name  # noqa: B018
