@@ -33,6 +33,7 @@ class ApplyOptions:
     max_retries: int = MAX_PATCH_RETRIES
     base: str = "kubectl"               # command name in kubectl's warning texts
     retry_sleep: float = 1.0
+    timeout: float | None = None        # --timeout: how long --force waits for the deletion (None: 30 s)
 
 
 @dataclass
@@ -57,6 +58,15 @@ class SourcedError(Exception):
     def __init__(self, verb: str, source: str, cause: Exception):
         self.verb, self.source, self.cause = verb, source, cause
         super().__init__(f'error when {verb} "{source}": {cause}' if source else str(cause))
+
+
+def sourced(verb: str, source: str, cause: Exception) -> Exception:
+    """kubectl's AddSourceToErr: an API error stays one (its message gains the source)."""
+    from kubelite.client.errors import ApiError
+
+    if isinstance(cause, ApiError):
+        return cause.with_source(verb, source)
+    return SourcedError(verb, source, cause)
 
 
 class Applier:
@@ -103,16 +113,22 @@ class Applier:
         result = Result()
         if self.options.enforce_namespace:
             result.visited_namespaces.add(self.options.namespace)
+        unmapped = []  # kubectl finds these while reading, so reports them before apply errors
         for item in items:
             outcome = self.apply_one(item, result)
             result.outcomes.append(outcome)
-            if outcome.error is not None:
+            if isinstance(outcome.error, ObjectError):
+                unmapped.append(outcome.error)
+            elif outcome.error is not None:
                 result.errors.append(outcome.error)
             else:
                 self.on_outcome(outcome)
+        result.errors[:0] = unmapped
         return result
 
     def apply_one(self, item: Item, result: Result) -> Outcome:
+        from kubelite.client.errors import ApiError
+
         try:
             self.resolve(item)
         except ObjectError as err:
@@ -121,10 +137,10 @@ class Applier:
             result.visited_namespaces.add(item.namespace)
         try:
             outcome = self._apply(item)
-        except SourcedError as err:
+        except (SourcedError, ApiError) as err:
             return Outcome(item, error=err)
         except lastapplied.ConfigurationError as err:
-            return Outcome(item, error=SourcedError("creating", item.source, err))
+            return Outcome(item, error=sourced("creating", item.source, err))
         uid = ((outcome.obj or {}).get("metadata") or {}).get("uid")
         if uid:
             result.visited_uids.add(uid)
@@ -140,7 +156,7 @@ class Applier:
             live = client.get(r, item.name, item.namespace or None)
         except ApiError as err:
             if not is_not_found(err):
-                raise SourcedError("retrieving current configuration of", item.source, err) from None
+                raise sourced("retrieving current configuration of", item.source, err) from None
             live = None
         action = self.plan(item, live)
         for warning in action.warnings:
@@ -156,7 +172,7 @@ class Applier:
             return plan_object(item.obj, live, overwrite=self.options.overwrite, schema_for=self.schema_for,
                                object_name=item.object_name(), base=self.options.base)
         except ApplyPatchError as err:
-            raise SourcedError("applying patch", item.source, err) from None
+            raise sourced("applying patch", item.source, err) from None
 
     def schema_for(self, api_version: str, kind: str) -> Any:
         """Strategic-merge metadata for built-in kinds; None (JSON merge patch) for the rest."""
@@ -181,7 +197,7 @@ class Applier:
         try:
             created = self.session.client.create(item.resource, item.namespace or None, action.body, self._params())
         except ApiError as err:
-            raise SourcedError("creating", item.source, err) from None
+            raise sourced("creating", item.source, err) from None
         return Outcome(item, CREATE, created)
 
     def _patch(self, item: Item, live: dict, action: Action) -> Outcome:
@@ -210,7 +226,7 @@ class Applier:
                     continue
                 if err.reason in ("Conflict", "Invalid") and self.options.force:
                     return self._delete_and_create(item, live, action)
-                raise SourcedError("patching", item.source, err) from None
+                raise sourced("patching", item.source, err) from None
 
     def _reread(self, item: Item) -> dict:
         from kubelite.client.errors import ApiError
@@ -218,7 +234,7 @@ class Applier:
         try:
             return self.session.client.get(item.resource, item.name, item.namespace or None)
         except ApiError as err:
-            raise SourcedError("patching", item.source, err) from None
+            raise sourced("patching", item.source, err) from None
 
     def _delete_and_create(self, item: Item, live: dict, action: Action) -> Outcome:
         """--force: replace an object whose patch the server rejects (kubectl's deleteAndCreate)."""
@@ -228,7 +244,7 @@ class Applier:
         grace = self.options.grace_period if self.options.grace_period >= 0 else None
         try:
             client.delete(r, ns, item.name, grace_period_seconds=grace, propagation_policy="Background")
-            deadline = time.monotonic() + CRD_WAIT_SECONDS
+            deadline = time.monotonic() + (self.options.timeout or CRD_WAIT_SECONDS)
             while time.monotonic() < deadline:
                 try:
                     client.get(r, item.name, ns)
@@ -247,7 +263,7 @@ class Applier:
                 client.create(r, ns, restore, self._params())
                 raise
         except ApiError as err:
-            raise SourcedError("patching", item.source, err) from None
+            raise sourced("patching", item.source, err) from None
 
     def _await_established(self, item: Item) -> None:
         """Wait until the CRD serves its kind, then let discovery see it."""
@@ -269,7 +285,7 @@ class Applier:
 def refresh_discovery(discovery) -> None:
     # Discovery refetches at most once per run on a miss; a CRD created by this run must be
     # visible to the objects after it, so the cached view is dropped explicitly.
-    discovery._fresh = False
+    discovery.invalidate()
     discovery.refresh()
 
 

@@ -67,12 +67,13 @@ def candidates(objects: list[dict], visited_uids: set) -> list[dict]:
 
 class Pruner:
     def __init__(self, session, *, selector: str | None, allowlist: list[str], namespace_specified: bool,
-                 dry_run: str = "none", grace_period: int = -1):
+                 dry_run: str = "none", grace_period: int = -1, propagation: str = "Background"):
         self.session = session
         self.selector = selector or None
         self.allowlist = allowlist
         self.dry_run = dry_run
         self.grace_period = grace_period
+        self.propagation = propagation
 
     def resources(self) -> list:
         registry = self.session.discovery.registry
@@ -103,11 +104,37 @@ class Pruner:
         chosen = candidates(items, visited_uids)
         for obj in chosen:
             if self.dry_run != "client":
-                delete(client, r, obj, grace_period=self.grace_period, server_dry_run=self.dry_run == "server")
+                delete(client, r, obj, grace_period=self.grace_period, server_dry_run=self.dry_run == "server",
+                       propagation=self.propagation)
         return chosen
 
 
-def delete(client, r, obj: dict, *, grace_period: int = -1, server_dry_run: bool = False) -> None:
+def delete(client, r, obj: dict, *, grace_period: int = -1, server_dry_run: bool = False,
+           propagation: str = "Background") -> None:
     metadata = obj.get("metadata") or {}
-    client.delete(r, metadata.get("namespace") or None, metadata.get("name"), propagation_policy="Background",
+    client.delete(r, metadata.get("namespace") or None, metadata.get("name"), propagation_policy=propagation,
                   grace_period_seconds=grace_period if grace_period >= 0 else None, dry_run=server_dry_run)
+
+
+def wait_deleted(session, pruned: list[dict], timeout: float | None, poll: float = 0.1) -> None:
+    """--wait: return once every pruned object is gone (kubectl waits on its uid)."""
+    import time
+
+    from kubelite.client.errors import ApiError, is_not_found
+
+    deadline = time.monotonic() + (timeout or 3600.0)  # kubectl's --timeout=0 waits a week; an hour will do
+    for obj in pruned:
+        metadata = obj.get("metadata") or {}
+        r = session.discovery.for_kind(obj["apiVersion"], obj["kind"])
+        while True:
+            try:
+                live = session.client.get(r, metadata.get("name"), metadata.get("namespace") or None)
+            except ApiError as err:
+                if is_not_found(err):
+                    break
+                raise
+            if (live.get("metadata") or {}).get("uid") != metadata.get("uid"):
+                break
+            if time.monotonic() > deadline:
+                raise PruneError(f"timed out waiting for the condition on {obj['kind'].lower()}s/{metadata.get('name')}")
+            time.sleep(poll)

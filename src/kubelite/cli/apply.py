@@ -1,456 +1,392 @@
 """`kubelite apply`: client-side apply of configuration files (kubectl apply).
 
 Also `apply view-last-applied`, `apply set-last-applied` and `apply edit-last-applied`.
+Flags, the session, error printing and printers come from kubelite.cli.common.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from kubelite.cli import common
+
 SUBCOMMANDS = {"view-last-applied", "set-last-applied", "edit-last-applied"}
+APPLY_FORMATS = ("json", "jsonpath", "jsonpath-file", "name", "yaml")
+
+EXAMPLES = """\
+  # Apply the configuration in a file, a directory (-R: and below), or stdin
+  kubelite apply -f ./nginx.yaml
+  kubelite apply -f ./manifests/ -R
+
+  # Apply a kustomization directory
+  kubelite apply -k ./overlays/prod
+
+  # Prune what an earlier apply created with label app=nginx and this one does not
+  kubelite apply --prune -f manifest.yaml -l app=nginx
+
+  # Prune through an ApplySet (KEP-3659) whose parent is the Secret `web-set`
+  kubelite apply -n web --prune --applyset=web-set -f manifests/
+"""
 
 
-def add_connection_flags(parser: argparse.ArgumentParser) -> None:
-    """The kubeconfig selection flags every command takes."""
-    parser.add_argument("--kubeconfig")
-    parser.add_argument("--context")
-    parser.add_argument("--cluster")
-    parser.add_argument("--user")
-    parser.add_argument("-n", "--namespace")
-    parser.add_argument("-s", "--server")
-    parser.add_argument("--token")
-    parser.add_argument("--insecure-skip-tls-verify", action="store_true")
-    parser.add_argument("--request-timeout")
-    parser.add_argument("--cache-dir")
-    parser.add_argument("-v", "--v", dest="verbosity", type=int, default=0)
-
-
-def open_session(args):
-    from kubelite.client.dynamic import Session
-    from kubelite.client.kubeconfig import Overrides
-
-    overrides = Overrides(kubeconfig=args.kubeconfig, context=args.context, cluster=args.cluster, user=args.user,
-                          namespace=args.namespace, server=args.server, token=args.token,
-                          insecure_skip_tls_verify=args.insecure_skip_tls_verify,
-                          request_timeout=_seconds(args.request_timeout))
-    return Session.open(overrides, verbosity=args.verbosity)
-
-
-def _seconds(text: str | None) -> float | None:
-    if not text or text == "0":
-        return None
-    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
-    for unit in ("ms", "s", "m", "h"):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * units[unit]
-    return float(text)
-
-
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kubelite apply", description="Apply a configuration to a resource by "
-                                "file name or stdin.")
-    p.add_argument("-f", "--filename", action="append", default=[])
-    p.add_argument("-R", "--recursive", action="store_true")
-    p.add_argument("-k", "--kustomize")
-    p.add_argument("-l", "--selector")
-    p.add_argument("-o", "--output", default="")
-    p.add_argument("--dry-run", nargs="?", const="unchanged", default="none")
-    p.add_argument("--overwrite", default="true")
-    p.add_argument("--force", action="store_true")
-    p.add_argument("--grace-period", type=int, default=-1)
-    p.add_argument("--timeout", default="0s")
-    p.add_argument("--cascade", default="background")
-    p.add_argument("--wait", nargs="?", const="true", default="false")
-    p.add_argument("--validate", nargs="?", const="strict", default="strict")
-    p.add_argument("--field-manager", default=None)
-    p.add_argument("--server-side", nargs="?", const="true", default="false")
-    p.add_argument("--force-conflicts", action="store_true")
-    p.add_argument("--prune", action="store_true")
-    p.add_argument("--all", action="store_true")
-    p.add_argument("--prune-allowlist", action="append", default=[])
-    p.add_argument("--applyset", default="")
-    p.add_argument("--openapi-patch", default="true")
-    p.add_argument("--show-managed-fields", action="store_true")
-    add_connection_flags(p)
+def build_parser() -> common.Parser:
+    p = common.parser("apply", "Apply a configuration to a resource by file name or stdin.", EXAMPLES)
+    common.add_connection_flags(p)
+    common.add_namespace_flags(p, all_namespaces=False)
+    common.add_filename_flags(p, "to apply")
+    p.add_argument("-l", "--selector", help="apply (and prune) only objects matching this label selector")
+    common.add_output_flag(p, "yaml|json|name|jsonpath=...")
+    common.add_dry_run_flag(p)
+    p.add_argument("--overwrite", default="true", help="overwrite fields changed by others (true)")
+    p.add_argument("--force", action="store_true", help="delete and re-create an object whose patch is refused")
+    p.add_argument("--grace-period", type=int, default=-1, help="grace period for --force and --prune deletions")
+    p.add_argument("--timeout", default="0s", help="how long --wait and --force wait")
+    p.add_argument("--cascade", default="background", help="background|foreground|orphan for prune deletions")
+    p.add_argument("--wait", nargs="?", const="true", default="false",
+                   help="wait for pruned objects to be gone before returning")
+    p.add_argument("--validate", nargs="?", const="strict", default="strict",
+                   help="strict|warn|ignore (true=strict, false=ignore): how the server checks fields")
+    p.add_argument("--field-manager", default=None, help="name of the manager tracking field ownership")
+    p.add_argument("--server-side", nargs="?", const="true", default="false", help="not available yet")
+    p.add_argument("--force-conflicts", action="store_true", help="server-side apply only")
+    p.add_argument("--prune", action="store_true", help="delete objects no longer in the configuration")
+    p.add_argument("--all", action="store_true", help="prune every annotated object of the allowlisted kinds")
+    p.add_argument("--prune-allowlist", action="append", default=[], help="group/version/kind to prune")
+    p.add_argument("--applyset", default="", help="[RESOURCE][.GROUP]/NAME of the ApplySet parent (with --prune)")
+    p.add_argument("--openapi-patch", default="true", help="accepted for kubectl compatibility")
+    p.add_argument("--show-managed-fields", action="store_true", help="keep managedFields in -o yaml|json")
     return p
-
-
-class UsageError(Exception):
-    pass
-
-
-def _bool(text: str, flag: str) -> bool:
-    lowered = str(text).lower()
-    if lowered in ("true", "1", "t"):
-        return True
-    if lowered in ("false", "0", "f"):
-        return False
-    raise UsageError(f'invalid argument "{text}" for "{flag}" flag: strconv.ParseBool: parsing "{text}": '
-                     "invalid syntax")
-
-
-def dry_run_strategy(text: str) -> str:
-    if text == "unchanged":
-        print("W: --dry-run is deprecated and can be replaced with --dry-run=client.", file=sys.stderr)
-        return "client"
-    if text in ("client", "server", "none"):
-        return text
-    if text in ("true", "false"):
-        return "client" if text == "true" else "none"
-    raise UsageError(f'Invalid dry-run value ({text}). Must be "none", "server", or "client".')
-
-
-def validation_directive(text: str) -> str:
-    lowered = text.lower()
-    if lowered in ("strict", "true"):
-        return "Strict"
-    if lowered == "warn":
-        return "Warn"
-    if lowered in ("ignore", "false"):
-        return "Ignore"
-    raise UsageError(f'invalid - validate option "{text}"; must be one of: strict (or true), warn, ignore '
-                     "(or false)")
 
 
 def run(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         return run_last_applied(argv[0], argv[1:])
-    args, rest = parser().parse_known_args(argv)
-    if rest:
-        print(f"error: unknown flag or argument: {rest[0]}", file=sys.stderr)
-        return 1
-    try:
-        return _run(args)
-    except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
+    return common.run(build_parser(), argv, _apply)
 
 
-def _run(args) -> int:
-    from kubelite.apply.engine import ApplyOptions, Applier, FIELD_MANAGER
-    from kubelite.apply.report import errors_text, success_line
+def parse_bool(text: str, flag: str) -> bool:
+    lowered = str(text).lower()
+    if lowered in ("true", "1", "t"):
+        return True
+    if lowered in ("false", "0", "f"):
+        return False
+    raise common.CommandError(f'error: invalid argument "{text}" for "{flag}" flag: strconv.ParseBool: parsing '
+                              f'"{text}": invalid syntax')
 
-    if _bool(args.server_side, "--server-side"):
-        raise UsageError("--server-side is not supported yet by kubelite (client-side apply only)")
-    dry_run = dry_run_strategy(args.dry_run)
+
+def check_flags(args, dry_run: str) -> None:
+    """kubectl's flag combination rules, in kubectl's order."""
+    def fail(text):
+        raise common.CommandError("error: " + text)
+
+    if parse_bool(args.server_side, "--server-side"):
+        fail("--server-side is not supported yet by kubelite (client-side apply only)")
     if args.force_conflicts:
-        raise UsageError("--force-conflicts only works with --server-side")
+        fail("--force-conflicts only works with --server-side")
     if dry_run == "server" and args.force:
-        raise UsageError("--dry-run=server cannot be used with --force")
+        fail("--dry-run=server cannot be used with --force")
     if args.all and args.selector:
-        raise UsageError("cannot set --all and --selector at the same time")
+        fail("cannot set --all and --selector at the same time")
     if args.applyset and not args.prune:
-        raise UsageError("--applyset requires --prune")
+        fail("--applyset requires --prune")
+    if not args.prune:
+        return
+    if args.force:
+        fail("--force cannot be used with --prune")
     if args.applyset:
-        raise UsageError("--applyset is not supported yet by kubelite (use --prune with -l or --all)")
-    if args.prune:
-        if args.force:
-            raise UsageError("--force cannot be used with --prune")
-        if args.applyset:
-            if args.all:
-                raise UsageError("--all is incompatible with --applyset")
-            if args.selector:
-                raise UsageError("--selector is incompatible with --applyset")
-            if args.prune_allowlist:
-                raise UsageError("--prune-allowlist is incompatible with --applyset")
-        elif not args.all and not args.selector:
-            raise UsageError("all resources selected for prune without explicitly passing --all. To prune all "
-                             "resources, pass the --all flag. If you did not mean to prune all resources, specify "
-                             "a label selector")
-    if args.output not in ("", "name", "yaml", "json"):
-        raise UsageError(f'unable to match a printer suitable for the output format "{args.output}", allowed '
-                         'formats are: json,name,yaml')
+        if args.all:
+            fail("--all is incompatible with --applyset")
+        if args.selector:
+            fail("--selector is incompatible with --applyset")
+        if args.prune_allowlist:
+            fail("--prune-allowlist is incompatible with --applyset")
+    elif not args.all and not args.selector:
+        fail("all resources selected for prune without explicitly passing --all. To prune all resources, pass the "
+             "--all flag. If you did not mean to prune all resources, specify a label selector")
+
+
+def apply_options(args, sess, dry_run: str):
+    from kubelite.apply.engine import FIELD_MANAGER, ApplyOptions
+
+    return ApplyOptions(
+        dry_run=dry_run, overwrite=parse_bool(args.overwrite, "--overwrite"), force=args.force,
+        grace_period=args.grace_period, field_manager=args.field_manager or FIELD_MANAGER,
+        validation=common.field_validation(args), selector=args.selector, namespace=sess.namespace,
+        enforce_namespace=sess.connection.namespace_explicit, base="kubelite",
+        timeout=common.parse_duration(args.timeout))
+
+
+def _apply(args) -> int:
+    from kubelite.apply.engine import Applier
+
+    args._verb = "apply"
+    dry_run = common.dry_run_mode(args)
+    check_flags(args, dry_run)
+    output = common.parse_output(args.output, APPLY_FORMATS)
+    wait = parse_bool(args.wait, "--wait")
     manifests = read_manifests(args, verb="apply")
-    if manifests is None:
-        return 1
-    try:
-        session = open_session(args)
-    except Exception as err:  # kubeconfig problems: one line, no traceback
-        print(_one_line(err), file=sys.stderr)
-        return 1
-    with session:
-        options = ApplyOptions(
-            dry_run=dry_run, overwrite=_bool(args.overwrite, "--overwrite"), force=args.force,
-            grace_period=args.grace_period, field_manager=args.field_manager or FIELD_MANAGER,
-            validation=validation_directive(args.validate), selector=args.selector,
-            namespace=session.namespace, enforce_namespace=session.connection.namespace_explicit,
-            base="kubelite")
-        printed: list[dict] = []
+    sess = common.session(args)
+    options = apply_options(args, sess, dry_run)
+    printed: list[dict] = []
 
-        def report(outcome):
-            if args.output in ("yaml", "json"):
-                printed.append(outcome.obj)
-                return
-            print(success_line(outcome.obj, outcome.verb, dry_run, args.output), flush=True)
+    def report(outcome):
+        if output.kind and output.kind != "name":
+            printed.append(outcome.obj)
+        elif output.kind == "name":
+            _write(common.render(output, outcome.obj))
+        else:
+            _write(common.success_line(outcome.obj, outcome.verb, dry_run))
 
-        def warn(text):
-            print(text, file=sys.stderr, flush=True)
+    applier = Applier(sess, options, on_outcome=report, warn=_warn)
+    items = applier.prepare(manifests)
+    applyset = None
+    if args.applyset:
+        from kubelite.apply.applyset import ApplySet
 
-        applier = Applier(session, options, on_outcome=report, warn=warn)
-        applyset = None
-        try:
-            items = applier.prepare(manifests)
-            if args.applyset:
-                from kubelite.apply.applyset import ApplySet
+        applyset = ApplySet.for_run(sess, args.applyset, namespace=sess.namespace,
+                                    namespace_explicit=sess.connection.namespace_explicit)
+        applyset.before_apply(applier, items, dry_run)
+    result = applier.run(items)
+    if printed:
+        _write(common.render(output, printed[0] if len(printed) == 1 else _as_list(printed, args)))
+    if result.errors:
+        return common.report(result.errors)
+    if args.prune:
+        pruned = _prune(args, sess, applier, applyset, result, dry_run)
+        for obj in pruned:
+            _write(common.render(output, obj) if output.kind == "name" else
+                   common.success_line(obj, "pruned", dry_run))
+        if wait and dry_run == "none":
+            from kubelite.apply.prune import wait_deleted
 
-                applyset = ApplySet.for_run(session, args.applyset, namespace=session.namespace,
-                                            explicit_namespace=session.connection.namespace_explicit)
-                applyset.before_apply(applier, items, dry_run)
-            result = applier.run(items)
-        except Exception as err:
-            if not _expected(err):
-                raise
-            print(errors_text([err]), end="", file=sys.stderr)
-            return 1
-        if printed:
-            print_objects(printed, args.output)
-        if result.errors:
-            print(errors_text(result.errors), end="", file=sys.stderr)
-            return 1
-        if args.prune:
-            from kubelite.apply.prune import Pruner
-
-            try:
-                if applyset is not None:
-                    pruned = applyset.prune(applier, result, dry_run)
-                else:
-                    pruner = Pruner(session, selector=args.selector, allowlist=args.prune_allowlist,
-                                    namespace_specified=session.connection.namespace_explicit, dry_run=dry_run,
-                                    grace_period=args.grace_period)
-                    pruned = pruner.prune(result)
-                for obj in pruned:
-                    print(success_line(obj, "pruned", dry_run, args.output), flush=True)
-            except Exception as err:
-                if not _expected(err):
-                    raise
-                print(errors_text([err]), end="", file=sys.stderr)
-                return 1
+            wait_deleted(sess, pruned, options.timeout)
     return 0
 
 
-def _expected(err: BaseException) -> bool:
-    from kubelite.apply.objects import ObjectError
-    from kubelite.client.errors import ClientError
+def _prune(args, sess, applier, applyset, result, dry_run: str) -> list[dict]:
+    if applyset is not None:
+        return applyset.prune(applier, result, dry_run)
+    from kubelite.apply.prune import Pruner
 
-    return isinstance(err, (ClientError, ObjectError, ValueError))
-
-
-def _one_line(err: BaseException) -> str:
-    text = str(err)
-    return text if text.startswith("error") else f"error: {text}"
-
-
-def print_objects(objects: list[dict], output: str) -> None:
-    from kubelite.manifest import as_list, to_json, to_yaml
-
-    value = objects[0] if len(objects) == 1 else as_list(objects)
-    sys.stdout.write(to_yaml(value) if output == "yaml" else to_json(value))
+    pruner = Pruner(sess, selector=args.selector, allowlist=args.prune_allowlist,
+                    namespace_specified=sess.connection.namespace_explicit, dry_run=dry_run,
+                    grace_period=args.grace_period, propagation=_propagation(args.cascade))
+    return pruner.prune(result)
 
 
-def read_manifests(args, verb: str):
-    """Objects of -f/-R/-k, or None after printing kubectl's error."""
-    from kubelite.manifest import ManifestError, read_sources
+def _propagation(cascade: str) -> str:
+    table = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan", "true": "Background",
+             "false": "Orphan"}
+    try:
+        return table[str(cascade).lower()]
+    except KeyError:
+        raise common.CommandError(f'error: invalid cascade value ({cascade}). Must be "background", '
+                                  '"foreground", or "orphan".') from None
+
+
+def _as_list(objects: list[dict], args) -> dict:
+    from kubelite.manifest import as_list
+
+    return as_list(objects)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _warn(text: str) -> None:
+    sys.stdout.flush()
+    print(text, file=sys.stderr, flush=True)
+
+
+def read_manifests(args, verb: str) -> list:
+    """Objects of -f/-R/-k (each with .obj and .source); kubectl's errors otherwise."""
+    from kubelite.manifest import read_sources
 
     if args.kustomize and args.filename:
-        print("error: only one of -f or -k can be specified", file=sys.stderr)
-        return None
+        raise common.CommandError("error: only one of -f or -k can be specified")
     if args.kustomize:
-        try:
-            from kubelite.kustomize import build  # type: ignore[attr-defined]
-        except ImportError:
-            print("error: -k is not available yet in kubelite (kustomize support pending)", file=sys.stderr)
-            return None
-        return _kustomize_manifests(build, args.kustomize)
+        return kustomize_manifests(args.kustomize)
     if not args.filename:
-        print("error: must specify one of -f and -k", file=sys.stderr)
-        return None
-    try:
-        return read_sources(args.filename, recursive=args.recursive, verb=verb)
-    except ManifestError as err:
-        print(_one_line(err), file=sys.stderr)
-        return None
+        raise common.CommandError("error: must specify one of -f and -k")
+    return read_sources(args.filename, recursive=args.recursive, verb=verb)
 
 
-def _kustomize_manifests(build, directory: str):
+def kustomize_manifests(directory: str) -> list:
+    """The objects a kustomization builds, as manifests whose source is the directory."""
     from kubelite.manifest import Manifest
 
-    objs = build(directory)
-    return [Manifest(obj, directory, i, 1) for i, obj in enumerate(objs)]
+    try:
+        from kubelite.kustomize import build
+    except ImportError:
+        raise common.CommandError("error: -k is not available in this kubelite (kustomize support missing)") \
+            from None
+    return [Manifest(obj, directory, i, 1) for i, obj in enumerate(build(directory))]
 
 
 # -- view-last-applied / set-last-applied / edit-last-applied ----------------------------------
 
-def last_applied_parser(name: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"kubelite apply {name}")
-    p.add_argument("args", nargs="*")
-    p.add_argument("-f", "--filename", action="append", default=[])
-    p.add_argument("-R", "--recursive", action="store_true")
-    p.add_argument("-k", "--kustomize")
-    p.add_argument("-l", "--selector")
-    p.add_argument("--all", action="store_true")
-    p.add_argument("-o", "--output", default="")
-    p.add_argument("--create-annotation", action="store_true")
-    p.add_argument("--dry-run", nargs="?", const="unchanged", default="none")
-    p.add_argument("--windows-line-endings", action="store_true")
-    add_connection_flags(p)
+
+def last_applied_parser(name: str) -> common.Parser:
+    p = common.parser(f"apply {name}", {
+        "view-last-applied": "View the latest last-applied-configuration annotations of a resource/object.",
+        "set-last-applied": "Set the last-applied-configuration annotation on a live object to match a file.",
+        "edit-last-applied": "Edit the latest last-applied-configuration annotations of a resource/object.",
+    }[name])
+    p.add_argument("args", nargs="*", metavar="TYPE NAME | TYPE/NAME")
+    common.add_connection_flags(p)
+    common.add_namespace_flags(p, all_namespaces=False)
+    common.add_filename_flags(p, "whose annotation to use")
+    p.add_argument("-l", "--selector", help="label selector")
+    p.add_argument("--all", action="store_true", help="every object of the type")
+    common.add_output_flag(p, "yaml|json")
+    p.add_argument("--create-annotation", action="store_true", help="set-last-applied: create a missing annotation")
+    common.add_dry_run_flag(p)
+    p.add_argument("--windows-line-endings", action="store_true", help="accepted for kubectl compatibility")
     return p
 
 
 def run_last_applied(name: str, argv: list[str]) -> int:
-    args = last_applied_parser(name).parse_args(argv)
-    try:
-        session = open_session(args)
-    except Exception as err:
-        print(_one_line(err), file=sys.stderr)
-        return 1
-    from kubelite.apply.report import errors_text
-
-    with session:
-        try:
-            if name == "view-last-applied":
-                return _view_last_applied(args, session)
-            if name == "set-last-applied":
-                return _set_last_applied(args, session)
-            return _edit_last_applied(args, session)
-        except UsageError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 1
-        except Exception as err:
-            if not _expected(err):
-                raise
-            print(errors_text([err]), end="", file=sys.stderr)
-            return 1
+    body = {"view-last-applied": _view_last_applied, "set-last-applied": _set_last_applied,
+            "edit-last-applied": _edit_last_applied}[name]
+    return common.run(last_applied_parser(name), argv, body)
 
 
-def _targets(args, session, verb: str):
-    """(live object, source) for TYPE NAME / TYPE/NAME arguments or -f files."""
+def _targets(args, sess, verb: str):
+    """(item or None, live object, source) for TYPE NAME / TYPE/NAME arguments or -f files."""
     from kubelite.apply.engine import Applier, ApplyOptions
 
     if args.filename or args.kustomize:
         manifests = read_manifests(args, verb=verb)
-        if manifests is None:
-            raise UsageError("no objects")
-        applier = Applier(session, ApplyOptions(namespace=session.namespace,
-                                                enforce_namespace=session.connection.namespace_explicit))
+        applier = Applier(sess, ApplyOptions(namespace=sess.namespace,
+                                             enforce_namespace=sess.connection.namespace_explicit))
         for item in applier.prepare(manifests):
             applier.resolve(item)
-            yield item, session.client.get(item.resource, item.name, item.namespace or None), item.source
+            yield item, sess.client.get(item.resource, item.name, item.namespace or None), item.source
         return
     words = list(args.args)
     if not words:
-        raise UsageError("you must specify the type of resource to get. Use \"kubelite api-resources\" for a "
-                         "complete list of supported resources.")
-    pairs = []
+        raise common.CommandError('error: you must specify the type of resource to get. Use "kubelite '
+                                  'api-resources" for a complete list of supported resources.')
     if "/" in words[0]:
-        for word in words:
-            kind, _, name = word.partition("/")
-            pairs.append((kind, name))
+        pairs = [tuple(word.partition("/")[::2]) for word in words]
     else:
         pairs = [(words[0], name) for name in words[1:]]
     for kind, name in pairs:
-        resource = session.discovery.resolve(kind)
-        namespace = session.namespace if resource.namespaced else None
-        yield None, session.client.get(resource, name, namespace), ""
+        resource = sess.discovery.resolve(kind)
+        namespace = sess.namespace if resource.namespaced else None
+        yield None, sess.client.get(resource, name, namespace), ""
 
 
-def _view_last_applied(args, session) -> int:
+def _view_last_applied(args) -> int:
     from kubelite.apply import lastapplied
 
     output = args.output or "yaml"
     if output not in ("yaml", "json"):
-        raise UsageError(f"Unexpected -o output mode: {output}, the flag 'output' must be one of yaml|json")
+        raise common.CommandError(f"error: Unexpected -o output mode: {output}, the flag 'output' must be one of "
+                                  "yaml|json")
+    sess = common.session(args)
     texts = []
-    for _item, live, source in _targets(args, session, "view-last-applied"):
+    for _item, live, source in _targets(args, sess, "view-last-applied"):
         annotation = lastapplied.original_configuration(live)
         if annotation is None:
             if source:
                 name = (live.get("metadata") or {}).get("name", "")
-                raise UsageError(f"error when no last-applied-configuration annotation found on resource: {name}\n "
-                                 f'"{source}": <nil>')
+                raise common.CommandError(f"error: error when no last-applied-configuration annotation found on "
+                                          f'resource: {name}\n "{source}": <nil>')
             continue
         texts.append(lastapplied.view_text(annotation, output))
-    sys.stdout.write("".join(texts))
+    _write("".join(texts))
     return 0
 
 
-def _set_last_applied(args, session) -> int:
+def _set_last_applied(args) -> int:
     from kubelite.apply import lastapplied
-    from kubelite.apply.report import success_line
     from kubelite.patch.strategic import to_json
 
-    dry_run = dry_run_strategy(args.dry_run)
+    dry_run = common.dry_run_mode(args)
     if not args.filename and not args.kustomize:
-        raise UsageError("must specify one of -f and -k")
+        raise common.CommandError("error: must specify one of -f and -k")
+    sess = common.session(args)
     planned = []
-    for item, live, _source in _targets(args, session, "set-last-applied"):
+    for item, live, _source in _targets(args, sess, "set-last-applied"):
         text = lastapplied.set_last_applied_text(item.obj)
         original = lastapplied.original_configuration(live)
         if original is None and not args.create_annotation:
-            raise UsageError(f"no last-applied-configuration annotation found on resource: {item.name}, to create "
-                             "the annotation, run the command with --create-annotation")
+            raise common.CommandError(f"error: no last-applied-configuration annotation found on resource: "
+                                      f"{item.name}, to create the annotation, run the command with "
+                                      "--create-annotation")
         if original == text:
-            print(f"set-last-applied {item.name}: no changes required.")
+            _write(f"set-last-applied {item.name}: no changes required.\n")
             continue
         planned.append((item, live, text))
+    output = common.parse_output(args.output, APPLY_FORMATS)
     for item, live, text in planned:
         final = live
         if dry_run != "client":
             from kubelite.client.dynamic import WriteParams
 
-            final = session.client.patch(item.resource, item.namespace or None, item.name,
-                                         to_json(lastapplied.annotation_patch(text)), "merge",
-                                         WriteParams(dry_run=dry_run == "server"))
-        if args.output in ("yaml", "json"):
-            print_objects([final], args.output)
-        else:
-            print(success_line(final, "configured", dry_run, args.output))
+            final = sess.client.patch(item.resource, item.namespace or None, item.name,
+                                      to_json(lastapplied.annotation_patch(text)), "merge",
+                                      WriteParams(dry_run=dry_run == "server"))
+        _write(common.render(output, final) if output.kind else common.success_line(final, "configured", dry_run))
     return 0
 
 
-def _edit_last_applied(args, session) -> int:
-    """Open the annotation (as YAML) in $KUBE_EDITOR / $EDITOR and store what is saved."""
+def _edit_last_applied(args) -> int:
+    """Open the annotation (as YAML or JSON) in $KUBE_EDITOR / $EDITOR and store what is saved."""
+    from kubelite.apply import lastapplied
+    from kubelite.manifest import ManifestError, read_text
+    from kubelite.patch.strategic import to_json
+
+    output = args.output or "yaml"
+    if output not in ("yaml", "json"):
+        raise common.CommandError(f"error: Unexpected -o output mode: {output}, the flag 'output' must be one of "
+                                  "yaml|json")
+    sess = common.session(args)
+    for item, live, _source in _targets(args, sess, "edit-last-applied"):
+        annotation = lastapplied.original_configuration(live)
+        if annotation is None:
+            continue
+        resource = item.resource if item is not None else sess.discovery.for_kind(live["apiVersion"], live["kind"])
+        before = lastapplied.view_text(annotation, output)
+        after = _edit_text(before, output)
+        if after is None:
+            sys.stderr.write("Edit cancelled, no changes made.\n")
+            continue
+        try:
+            edited = read_text(after, "edited file")
+        except ManifestError as err:
+            raise common.CommandError(f"error: {err}") from None
+        if len(edited) != 1:
+            raise common.CommandError("error: the edited last-applied configuration must hold exactly one object")
+        text = lastapplied.set_last_applied_text(edited[0].obj)
+        metadata = live.get("metadata") or {}
+        final = sess.client.patch(resource, metadata.get("namespace") or None, metadata.get("name"),
+                                  to_json(lastapplied.annotation_patch(text)), "merge")
+        _write(common.success_line(final, "edited", "none"))
+    return 0
+
+
+def _edit_text(before: str, suffix: str) -> str | None:
+    """What the user saved in the editor; None when nothing changed."""
     import os
     import shlex
     import subprocess
     import tempfile
 
-    from kubelite.apply import lastapplied
-    from kubelite.apply.report import success_line
-    from kubelite.manifest import ManifestError, read_text
-    from kubelite.patch.strategic import to_json
-
-    output = args.output or "yaml"
-    for item, live, _source in _targets(args, session, "edit-last-applied"):
-        annotation = lastapplied.original_configuration(live)
-        if annotation is None:
-            continue
-        resource = item.resource if item is not None else session.discovery.for_kind(live["apiVersion"], live["kind"])
-        before = lastapplied.view_text(annotation, output)
-        editor = os.environ.get("KUBE_EDITOR") or os.environ.get("EDITOR") or "vi"
-        with tempfile.NamedTemporaryFile("w", suffix=f".{output}", prefix="kubelite-edit-", delete=False) as f:
-            f.write(before)
-            path = f.name
-        try:
-            if subprocess.call([*shlex.split(editor), path]) != 0:
-                raise UsageError(f"there was a problem with the editor \"{editor}\"")
-            after = open(path, encoding="utf-8").read()
-        finally:
-            os.unlink(path)
-        if after == before:
-            print("Edit cancelled, no changes made.", file=sys.stderr)
-            continue
-        try:
-            edited = read_text(after, path)
-        except ManifestError as err:
-            raise UsageError(str(err)) from None
-        if len(edited) != 1:
-            raise UsageError("the edited last-applied configuration must hold exactly one object")
-        text = lastapplied.set_last_applied_text(edited[0].obj)
-        metadata = live.get("metadata") or {}
-        final = session.client.patch(resource, metadata.get("namespace") or None, metadata.get("name"),
-                                     to_json(lastapplied.annotation_patch(text)), "merge")
-        print(success_line(final, "edited"))
-    return 0
+    editor = os.environ.get("KUBE_EDITOR") or os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w", suffix=f".{suffix}", prefix="kubelite-edit-", delete=False) as f:
+        f.write(before)
+        path = f.name
+    try:
+        if subprocess.call([*shlex.split(editor), path]) != 0:
+            raise common.CommandError(f'error: there was a problem with the editor "{editor}"')
+        with open(path, encoding="utf-8") as f:
+            after = f.read()
+    finally:
+        os.unlink(path)
+    return None if after == before else after
 
 
 if __name__ == "__main__":

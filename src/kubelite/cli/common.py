@@ -57,6 +57,12 @@ def error_message(err: BaseException) -> str:
     return text if text.startswith("error: ") else f"error: {text}"
 
 
+def _standard_message(err) -> str:
+    if err.reason == "Unauthorized":
+        return f"error: You must be logged in to the server ({err.message})"
+    return f"Error from server ({err.reason}): {err.message}" if err.reason else f"Error from server: {err.message}"
+
+
 def _plain(err: BaseException) -> str:
     from kubelite.client.kubeconfig import ConfigError
 
@@ -88,9 +94,11 @@ def report(errors: list[BaseException]) -> int:
         _write_err(error_message(errors[0]))
     else:
         for err in errors:
-            text = error_message(err)
-            # In an aggregate kubectl prints plain errors without the `error: ` prefix.
             from kubelite.client.errors import ApiError
+
+            # In an aggregate kubectl prints plain errors without the `error: ` prefix, and an
+            # Invalid Status as any other (`Error from server (Invalid): ...`).
+            text = error_message(err) if not isinstance(err, ApiError) else _standard_message(err)
 
             if not isinstance(err, ApiError) and text.startswith("error: ") and not _keeps_prefix(err):
                 text = text[len("error: "):]

@@ -1,77 +1,75 @@
-"""`kubelite diff -f FILE`: show what `apply` would change (kubectl diff).
+"""`kubelite diff -f FILE|-k DIR`: show what `apply` would change (kubectl diff).
 
 Exit status: 0 no differences, 1 differences, >1 kubelite or the diff program failed.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from kubelite.cli import common
 
-def parser() -> argparse.ArgumentParser:
-    from kubelite.cli.apply import add_connection_flags
+ERROR_EXIT = 2  # kubectl diff's CheckDiffErr: failures must not look like "differences found"
 
-    p = argparse.ArgumentParser(prog="kubelite diff", description="Diff the live version against a would-be "
-                                "applied version.")
-    p.add_argument("-f", "--filename", action="append", default=[])
-    p.add_argument("-R", "--recursive", action="store_true")
-    p.add_argument("-k", "--kustomize")
-    p.add_argument("-l", "--selector")
-    p.add_argument("--field-manager", default=None)
-    p.add_argument("--server-side", nargs="?", const="true", default="false")
-    p.add_argument("--force-conflicts", action="store_true")
-    p.add_argument("--show-managed-fields", action="store_true")
-    p.add_argument("--show-secret", action="store_true")
-    p.add_argument("--prune", action="store_true")
-    p.add_argument("--prune-allowlist", action="append", default=[])
-    p.add_argument("--concurrency", type=int, default=1)
-    add_connection_flags(p)
+EXAMPLES = """\
+  # Diff the objects in a file (or directory, -R) against the live ones
+  kubelite diff -f pod.json
+
+  # Diff a kustomization
+  kubelite diff -k ./overlays/prod
+
+  # With another diff program
+  KUBECTL_EXTERNAL_DIFF="colordiff -N -u" kubelite diff -f manifest.yaml
+"""
+
+
+def build_parser() -> common.Parser:
+    p = common.parser("diff", "Diff the live version against a would-be applied version.", EXAMPLES)
+    common.add_connection_flags(p)
+    common.add_namespace_flags(p, all_namespaces=False)
+    common.add_filename_flags(p, "to diff")
+    p.add_argument("-l", "--selector", help="diff only objects matching this label selector")
+    p.add_argument("--field-manager", default=None, help="name of the manager tracking field ownership")
+    p.add_argument("--server-side", nargs="?", const="true", default="false", help="not available yet")
+    p.add_argument("--force-conflicts", action="store_true", help="server-side apply only")
+    p.add_argument("--show-managed-fields", action="store_true", help="keep managedFields in the compared files")
+    p.add_argument("--show-secret", action="store_true", help="show Secret data instead of masking it")
+    p.add_argument("--prune", action="store_true", help="not available yet for diff (ignored)")
+    p.add_argument("--prune-allowlist", action="append", default=[], help="with --prune")
+    p.add_argument("--concurrency", type=int, default=1, help="accepted for kubectl compatibility")
     return p
 
 
 def run(argv: list[str]) -> int:
-    args, rest = parser().parse_known_args(argv)
-    if rest:
-        print(f"error: unknown flag or argument: {rest[0]}", file=sys.stderr)
-        return 2
-    if args.force_conflicts and args.server_side == "false":
-        print("error: --force-conflicts only works with --server-side", file=sys.stderr)
-        return 2
-    if args.server_side != "false":
-        print("error: --server-side is not supported yet by kubelite (client-side apply only)", file=sys.stderr)
-        return 2
-    from kubelite.cli.apply import open_session, read_manifests
+    return common.run(build_parser(), argv, _diff_or_fail)
 
-    manifests = read_manifests(args, verb="diff")
-    if manifests is None:
-        return 2
+
+def _diff_or_fail(args) -> int:
     try:
-        session = open_session(args)
-    except Exception as err:
-        print(str(err) if str(err).startswith("error") else f"error: {err}", file=sys.stderr)
-        return 2
-    with session:
-        return _diff(args, session, manifests)
+        return _diff(args)
+    except common.Failed:
+        raise
+    except Exception as err:  # noqa: BLE001 - reported as kubectl does, with diff's exit code
+        common.report([err])
+        raise common.Failed(ERROR_EXIT) from None
 
 
-def _diff(args, session, manifests) -> int:
+def _diff(args) -> int:
     from kubelite.apply import diff
     from kubelite.apply.engine import FIELD_MANAGER, Applier, ApplyOptions
-    from kubelite.apply.objects import ObjectError
-    from kubelite.apply.report import errors_text
-    from kubelite.client.errors import ClientError
+    from kubelite.cli.apply import read_manifests
 
+    args._verb = "diff"
+    if args.force_conflicts and args.server_side == "false":
+        raise common.CommandError("error: --force-conflicts only works with --server-side")
+    if args.server_side != "false":
+        raise common.CommandError("error: --server-side is not supported yet by kubelite (client-side apply only)")
+    manifests = read_manifests(args, verb="diff")
+    sess = common.session(args)
     options = ApplyOptions(field_manager=args.field_manager or FIELD_MANAGER, selector=args.selector,
-                           namespace=session.namespace, enforce_namespace=session.connection.namespace_explicit)
-    applier = Applier(session, options)
-    pairs = []
-    try:
-        for item in applier.prepare(manifests):
-            pair = diff.diff_item(applier, item)
-            pairs.append(diff.presentable(pair, args.show_managed_fields, args.show_secret))
-    except (ClientError, ObjectError, ValueError) as err:
-        print(errors_text([err]), end="", file=sys.stderr)
-        return 2
+                           namespace=sess.namespace, enforce_namespace=sess.connection.namespace_explicit)
+    applier = Applier(sess, options)
+    pairs = [diff.presentable(diff.diff_item(applier, item), args.show_managed_fields, args.show_secret)
+             for item in applier.prepare(manifests)]
     live_dir, merged_dir = diff.write_versions(pairs)
     try:
         return diff.run_diff(live_dir, merged_dir, sys.stdout, sys.stderr)

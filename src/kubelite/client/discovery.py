@@ -86,6 +86,11 @@ class Discovery:
 
     # -- loading -----------------------------------------------------------------------------------
 
+    def invalidate(self) -> None:
+        """Let the next refresh() (or lookup miss) refetch even if this run already did:
+        the caller changed what the server serves (created a CRD, say)."""
+        self._fresh = False
+
     def refresh(self) -> bool:
         """Refetch from the server unless this run already did; True if anything was refetched."""
         if self._fresh:
