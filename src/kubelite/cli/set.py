@@ -75,6 +75,14 @@ def _set(sub: str, args) -> int:
         raise common.CommandError("error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?")
     output = common.parse_output(args.output)
     positional, change = _split_args(sub, args)
+    if args.all and args.label_selector:
+        raise common.CommandError("error: cannot set --all and --selector at the same time")
+    if sub == "env":
+        if args.list and args.output:
+            raise common.CommandError("error: --list and --output may not be specified together")
+        if args.keys and not args.from_:
+            raise common.CommandError("error: when specifying --keys, a configmap or secret must be provided with "
+                                      "--from")
     try:
         mutate = _mutation(sub, args, change)
     except ImperativeError as err:
@@ -87,12 +95,16 @@ def _set(sub: str, args) -> int:
         sess = None
     else:
         sess = common.session(args)
-        selection = common.build(sess, args, positional, verb=f"set {sub}")
-        targets = []
-        for request in selection.requests:
-            live = sess.client.get(request.resource, request.name or (request.obj or {}).get("metadata", {}).get("name"),
-                                   request.namespace)
-            targets.append((request, common.with_type(live, request.resource)))
+        targets = _live_targets(sess, args, positional, sub)
+    if sub == "env" and (args.from_ or args.list or args.prefix):
+        from kubelite.imperative import setters
+
+        try:
+            mutate = _env_mutation(sess, args, change)
+        except ImperativeError as err:
+            raise common.CommandError(f"error: {err}") from None
+        if args.list:
+            return _list_env(sess, args, targets, mutate)
     errors: list[str] = []
     printer = common.ObjectPrinter(output) if output.kind else None
     for request, obj in targets:
@@ -101,7 +113,11 @@ def _set(sub: str, args) -> int:
         except ImperativeError as err:
             errors.append(f"error: {err}" if sub == "selector" else f"error: {_object_name(obj)} {err}\n")
             continue
-        errors.extend(problems)
+        for line in problems:
+            if line.startswith("Warning: "):
+                sys.stderr.write(line + "\n")
+            else:
+                errors.append(line)
         if not changed or updated == obj:
             continue
         if args.local or dry_run == "client":
@@ -115,6 +131,102 @@ def _set(sub: str, args) -> int:
     for line in errors:
         sys.stderr.write(line if line.endswith("\n") else line + "\n")
     return 1 if errors else 0
+
+
+def _live_targets(sess, args, positional: list[str], sub: str) -> list:
+    """Named objects, or every object of a type (--all, -l), as read from the server."""
+    selection = common.build(sess, args, positional, verb=f"set {sub}")
+    targets = []
+    for request in selection.requests:
+        if request.obj is not None or request.name is not None:
+            name = request.name or (request.obj or {}).get("metadata", {}).get("name")
+            live = sess.client.get(request.resource, name, request.namespace)
+            targets.append((request, common.with_type(live, request.resource)))
+            continue
+        for page in sess.client.list_pages(request.resource, request.namespace,
+                                           label_selector=args.label_selector or None):
+            targets.extend((request, common.with_type(item, request.resource)) for item in page.get("items") or ())
+    return targets
+
+
+def _env_mutation(sess, args, change: list[str]):
+    """set env with --from (keys of a ConfigMap/Secret) and --prefix over every variable set."""
+    from kubelite.imperative import ImperativeError, setters
+
+    add, remove = setters.parse_env_args(list(args.env) + change)
+    if args.from_:
+        if args.local:
+            raise ImperativeError("unsupported resource specified in --from")
+        typed, _, name = args.from_.partition("/")
+        source = common.with_type(sess.client.get(sess.discovery.resolve(typed), name, sess.namespace),
+                                  sess.discovery.resolve(typed))
+        if source.get("kind") not in ("ConfigMap", "Secret"):
+            raise ImperativeError("unsupported resource specified in --from")
+        derived = setters.env_from_source(source["kind"], name, source.get("data") or {},
+                                          keys=[k for ks in args.keys for k in ks.split(",")])
+        for var in derived:
+            key = next(iter(var["valueFrom"].values()))["key"]
+            if var["name"] != key:
+                sys.stderr.write(f"Warning: key {key} transferred to {var['name']}\n")
+        add = add + derived
+    if args.prefix:
+        add = [{**var, "name": args.prefix + var["name"]} for var in add]
+    overwrite = str(args.overwrite).lower() != "false"
+    return lambda obj: setters.set_env(obj, add, remove, args.containers, overwrite)
+
+
+def _list_env(sess, args, targets, mutate) -> int:
+    from kubelite.imperative import setters
+
+    resolve = _resolver(sess) if args.resolve else None
+    for _, obj in targets:
+        updated, warnings, _ = mutate(obj)
+        for line in warnings:
+            sys.stderr.write(line + "\n")
+        text, problems = setters.env_listing(updated, obj.get("kind", ""), args.containers,
+                                             (lambda src, c, o=updated: resolve(src, c, o)) if resolve else None)
+        sys.stdout.write(text)
+        for line in problems:
+            sys.stderr.write(line + "\n")
+    return 0
+
+
+def _resolver(sess):
+    """Values of valueFrom references, read once per ConfigMap/Secret as kubectl's store does."""
+    import base64
+
+    from kubelite.client.errors import ApiError
+    from kubelite.imperative import ImperativeError, setters
+
+    cache: dict = {}
+
+    def fetch(resource: str, name: str) -> dict:
+        if (resource, name) not in cache:
+            try:
+                cache[(resource, name)] = sess.client.get(sess.discovery.resolve(resource), name, sess.namespace)
+            except ApiError as err:
+                raise ImperativeError(err.message) from None
+        return cache[(resource, name)]
+
+    def resolve(source: dict, container: dict, obj: dict) -> str:
+        if source.get("secretKeyRef"):
+            ref = source["secretKeyRef"]
+            data = fetch("secrets", ref.get("name", "")).get("data") or {}
+            if ref.get("key") not in data:
+                raise ImperativeError(f"key {ref.get('key')} not found in secret {ref.get('name')}")
+            return base64.b64decode(data[ref["key"]]).decode("utf-8", "replace")
+        if source.get("configMapKeyRef"):
+            ref = source["configMapKeyRef"]
+            data = fetch("configmaps", ref.get("name", "")).get("data") or {}
+            if ref.get("key") not in data:
+                raise ImperativeError(f"key {ref.get('key')} not found in config map {ref.get('name')}")
+            return data[ref["key"]]
+        if source.get("fieldRef"):
+            return setters.field_ref_value(obj, source["fieldRef"].get("fieldPath", ""))
+        if source.get("resourceFieldRef"):
+            raise ImperativeError("resourceFieldRef values are not resolved by kubelite")
+        raise ImperativeError("invalid valueFrom")
+    return resolve
 
 
 def _object_name(obj: dict) -> str:

@@ -147,7 +147,7 @@ def set_env(obj: dict, add: list[dict], remove: list[str], container: str = "*",
     spec = pod_spec(obj)
     targets = _select(spec.get("containers"), container) + _select(spec.get("initContainers"), container)
     if not targets:
-        return obj, [f"error: unable to find container named {container}"], False
+        return obj, [no_container_warning(obj, container)], False
     errors: list[str] = []
     for c in targets:
         env = list(c.get("env") or [])
@@ -166,6 +166,12 @@ def set_env(obj: dict, add: list[dict], remove: list[str], container: str = "*",
         else:
             c.pop("env", None)
     return obj, errors, True
+
+
+def no_container_warning(obj: dict, container: str) -> str:
+    """Not an error for kubectl: the object is left alone and the command goes on."""
+    name = (obj.get("metadata") or {}).get("name", "")
+    return f'Warning: {obj.get("kind", "")}/{name} does not have any containers matching "{container}"'
 
 
 def parse_env_args(args: list[str]) -> tuple[list[dict], list[str]]:
@@ -188,15 +194,82 @@ def parse_env_args(args: list[str]) -> tuple[list[dict], list[str]]:
     return add, remove
 
 
-def env_from_source(kind: str, name: str, data: dict, prefix: str = "", keys: list[str] | None = None) -> list[dict]:
-    """``--from=configmap/x`` or ``secret/x``: one EnvVar per key, referencing the source."""
-    ref = "configMapKeyRef" if kind == "ConfigMap" else "secretKeyRef"
-    out = []
-    for key in sorted(data):
-        if keys and key not in keys:
-            continue
-        import re
+def env_name_for_key(key: str) -> str:
+    """kubectl's keyToEnvName: characters outside [A-Za-z0-9_] become `_`, then upper case."""
+    import re
 
-        env_name = prefix + re.sub(r"[^A-Za-z0-9_]", "_", key).upper()
-        out.append({"name": env_name, "valueFrom": {ref: {"name": name, "key": key}}})
-    return out
+    return re.sub(r"[^A-Za-z0-9_]", "_", key).upper()
+
+
+def env_from_source(kind: str, name: str, data: dict, prefix: str = "", keys: list[str] | None = None) -> list[dict]:
+    """``--from=configmap/x`` or ``secret/x``: one EnvVar per key (of ``keys``, if given) referencing
+    the source. kubectl walks a Go map here, so its order varies from run to run; sorted here."""
+    ref = "configMapKeyRef" if kind == "ConfigMap" else "secretKeyRef"
+    return [{"name": prefix + env_name_for_key(key), "valueFrom": {ref: {"name": name, "key": key}}}
+            for key in sorted(data or {}) if not keys or key in keys]
+
+
+def env_ref_text(source: dict) -> str:
+    """How ``set env --list`` names a valueFrom it does not resolve."""
+    if source.get("configMapKeyRef"):
+        ref = source["configMapKeyRef"]
+        return f"configmap {ref.get('name', '')}, key {ref.get('key', '')}"
+    if source.get("secretKeyRef"):
+        ref = source["secretKeyRef"]
+        return f"secret {ref.get('name', '')}, key {ref.get('key', '')}"
+    if source.get("fieldRef"):
+        return f"field path {source['fieldRef'].get('fieldPath', '')}"
+    if source.get("resourceFieldRef"):
+        ref = source["resourceFieldRef"]
+        container = f"{ref['containerName']}/" if ref.get("containerName") else ""
+        return f"resource field {container}{ref.get('resource', '')}"
+    return "invalid valueFrom"
+
+
+def field_ref_value(obj: dict, path: str) -> str:
+    """The object fields ``--resolve`` can read through a fieldRef."""
+    meta = obj.get("metadata") or {}
+    if path.endswith("']") and "['" in path and not path.startswith("['"):
+        base, _, key = path[:-2].partition("['")
+        if base == "metadata.annotations":
+            return (meta.get("annotations") or {}).get(key, "")
+        if base == "metadata.labels":
+            return (meta.get("labels") or {}).get(key, "")
+        raise ImperativeError(f'fieldPath "{path}" does not support subscript')
+    if path in ("metadata.annotations", "metadata.labels"):
+        values = meta.get(path.split(".")[1]) or {}
+        import json
+
+        return "\n".join(f"{k}={json.dumps(values[k])}" for k in sorted(values))
+    simple = {"metadata.name": "name", "metadata.namespace": "namespace", "metadata.uid": "uid"}
+    if path in simple:
+        return str(meta.get(simple[path], ""))
+    raise ImperativeError(f"unsupported fieldPath: {path}")
+
+
+def env_listing(obj: dict, kind: str, container: str, resolve=None) -> tuple[str, list[str]]:
+    """``set env --list``: the text for the selected containers, and resolution errors (sorted).
+
+    ``resolve(source, container)`` returns a value or raises ImperativeError; None lists references.
+    """
+    spec = pod_spec(obj)
+    name = (obj.get("metadata") or {}).get("name", "")
+    out: list[str] = []
+    problems: dict[str, list[str]] = {}
+    for c in _select(spec.get("containers"), container) + _select(spec.get("initContainers"), container):
+        out.append(f"# {kind} {name}, container {c.get('name', '')}\n")
+        for var in c.get("env") or []:
+            source = var.get("valueFrom")
+            if source is None:
+                out.append(f"{var.get('name', '')}={var.get('value', '')}\n")
+                continue
+            if resolve is not None:
+                try:
+                    out.append(f"{var.get('name', '')}={resolve(source, c)}\n")
+                    continue
+                except ImperativeError as err:
+                    problems.setdefault(str(err), []).append(var.get("name", ""))
+            out.append(f"# {var.get('name', '')} from {env_ref_text(source)}\n")
+    errors = sorted(f"error retrieving reference for {', '.join(sorted(names))}: {err}"
+                    for err, names in problems.items())
+    return "".join(out), errors

@@ -1,0 +1,100 @@
+"""set env --from/--keys/--prefix/--list/--resolve and --all/-l on live objects: real kubectl and
+kubelite against one `kubelite serve`. -o json is compared as parsed JSON (kubectl prints typed objects
+in Go struct order, which kubelite's printer does not reproduce for server objects)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from imperative_support import KUBECTL, kubelite, needs_kubectl, normalize
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
+from test_serve_support import Served  # noqa: E402
+
+pytestmark = [pytest.mark.kubectl, needs_kubectl]
+TARGETS = Path(__file__).parent / "data" / "env_targets.yaml"
+
+CASES = [
+    "set env deployment/envd --list", "set env deployment/envd --list --resolve",
+    "set env deployment/envd --list -c d NEW=1", "set env deployment/envd --list -c nothing",
+    "set env deployment envd --from=configmap/cfg --dry-run=client -o json",
+    "set env deployment envd --from=secret/sec --prefix=P_ -c d A=b --dry-run=client -o yaml",
+    "set env deployment envd2 --prefix=X_ A=1 --dry-run=client -o yaml",
+    "set env deployment envd2 --from=configmap/cfg --keys=only.key,other --dry-run=client -o json",
+    "set env deployment envd2 --from=configmap/cfg --keys=other --dry-run=client -o json",
+    "set env deployment envd --keys=x", "set env deployment envd --list -o yaml",
+    "set env deployment --all --list", "set env deployment -l grp=e Z=1 --dry-run=client -o name",
+    "set env deployment -l grp=none Z=1 --dry-run=client -o name",
+    "set env deployment --all -l grp=e Z=1", "set env deployment envd --from=deployment/envd2 --dry-run=client",
+    "set env deployment/envd2 --from=configmap/missing",
+    "set env deployment --all Q=2 --dry-run=client", "set env deployment/envd -c nothing A=1 --dry-run=client",
+    "set env --local -f " + str(TARGETS) + " -c nothing A=1 -o name",
+]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve")
+    server = Served(tmp / "data", tmp / "kubeconfig").start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _comparable(result):
+    rc, out, err = result
+    try:
+        return rc, json.loads(out), err
+    except ValueError:
+        return rc, out, err
+
+
+def test_set_env_sources_and_listing_match_kubectl(served, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
+    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
+    assert kubelite(["create", "-f", str(TARGETS)])[0] == 0
+    env = {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
+    mismatches = []
+    for case in CASES:
+        argv = case.split(" ")
+        p = subprocess.run([KUBECTL, "--cache-dir", str(tmp_path / "kc"), *argv], capture_output=True, text=True,
+                           env=env, timeout=60)
+        expected = _comparable((p.returncode, p.stdout, normalize(p.stderr)))
+        got = _comparable(kubelite(argv))
+        if got != expected:
+            mismatches.append((case, expected, got))
+    for m in mismatches:
+        print("MISMATCH", m)
+    assert not mismatches, f"{len(mismatches)}/{len(CASES)}"
+
+
+def test_live_set_env_from_configmap_patches_like_kubectl(served, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
+    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
+    kubelite(["create", "-f", str(TARGETS)])
+    env = {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
+    for tool, name in (("kubectl", "live-k"), ("kubelite", "live-l")):
+        argv = ["create", "deployment", name, "--image=nginx"]
+        assert kubelite(argv)[0] == 0
+        argv = ["set", "env", f"deployment/{name}", "--from=secret/sec", "--prefix=S_", "K=v"]
+        if tool == "kubectl":
+            p = subprocess.run([KUBECTL, "--cache-dir", str(tmp_path / "kc"), *argv], capture_output=True,
+                               text=True, env=env, timeout=60)
+            result = (p.returncode, p.stdout.replace(name, "N"), p.stderr)
+        else:
+            rc, out, err = kubelite(argv)
+            result = (rc, out.replace(name, "N"), err)
+        assert result == (0, "deployment.apps/N env updated\n", "Warning: key pass-word transferred to PASS_WORD\n")
+    envs = []
+    for name in ("live-k", "live-l"):
+        rc, out, _ = kubelite(["get", "deployment", name, "-o", "json"])
+        envs.append(json.loads(out)["spec"]["template"]["spec"]["containers"][0]["env"])
+    assert envs[0] == envs[1] == [
+        {"name": "S_K", "value": "v"},
+        {"name": "S_PASS_WORD", "valueFrom": {"secretKeyRef": {"name": "sec", "key": "pass-word"}}}]
