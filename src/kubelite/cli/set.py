@@ -129,7 +129,8 @@ def _set(sub: str, args) -> int:
         else:
             sys.stdout.write(common.success_line(result, _WHAT[sub], dry_run))
     for line in errors:
-        sys.stderr.write(line if line.endswith("\n") else line + "\n")
+        # kubectl prints several errors as an aggregate, each message followed by its own newline
+        sys.stderr.write(line + "\n" if len(errors) > 1 or not line.endswith("\n") else line)
     return 1 if errors else 0
 
 
