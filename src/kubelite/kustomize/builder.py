@@ -31,6 +31,7 @@ def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "")
         if res.needs_hash and res.kind in ("ConfigMap", "Secret"):
             res.store_previous_id()
             res.name = f"{res.name}-{content_hash(res.obj)}"
+    rm.names_changed()
     fix_name_references(rm, ra.config.name_reference)
     if ra.vars:
         from .vars import resolve_vars

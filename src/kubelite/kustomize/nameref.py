@@ -34,21 +34,36 @@ def _rolebinding_namespaces(res: Resource) -> set:
     return out
 
 
-def _candidates_for(referrer: Resource, resmap: ResMap) -> list[Resource]:
+def _reachable(referrer: Resource):
+    """Which objects the referrer may name (same namespace, cluster-scoped, or a binding's subject namespaces)."""
     rid = referrer.cur_id()
     if rid.cluster_scoped:
-        return list(resmap)
+        return lambda r: True
     namespaces = _rolebinding_namespaces(referrer)
-    out = []
-    for r in resmap:
+
+    def ok(r: Resource) -> bool:
         cid = r.cur_id()
-        if cid.cluster_scoped or cid.ns_equals(rid) or r.namespace in namespaces:
-            out.append(r)
-    return out
+        return cid.cluster_scoped or cid.ns_equals(rid) or r.namespace in namespaces
+    return ok
+
+
+class _Candidates:
+    """The referral candidates of one referrer, looked up by an earlier name."""
+
+    def __init__(self, by_prev_name: dict, reachable, resmap: ResMap) -> None:
+        self.by_prev_name = by_prev_name
+        self.reachable = reachable
+        self.resmap = resmap
+
+    def named(self, old: str) -> list[Resource]:
+        return [r for r in self.by_prev_name.get(old, ()) if self.reachable(r)]
+
+    def all(self) -> list[Resource]:
+        return [r for r in self.resmap.resources if self.reachable(r)]
 
 
 class _Fixer:
-    def __init__(self, referrer: Resource, target: NameBackRef, path: str, candidates: list[Resource]) -> None:
+    def __init__(self, referrer: Resource, target: NameBackRef, path: str, candidates: "_Candidates") -> None:
         self.referrer = referrer
         self.target = target
         self.path = path
@@ -84,7 +99,7 @@ class _Fixer:
 
     def scalar(self, container, key) -> None:
         value = container[key]
-        ref = self.select(value, self.candidates, lambda rs: len({r.name for r in rs}) == 1)
+        ref = self.select(value, self.candidates.named(value), lambda rs: len({r.name for r in rs}) == 1)
         if ref is None:
             return
         ref.refby.append(self.referrer.cur_id())
@@ -94,14 +109,15 @@ class _Fixer:
     def mapping(self, node: dict) -> None:
         if "name" not in node:
             raise KustomizeError("path config error; no 'name' field in node")
-        candidates = self.candidates
-        if "namespace" in node:
-            ns = node.get("namespace")
-            by_org = [r for r in self.candidates if r.org_id().namespace == ns]
-            candidates = by_org or [r for r in self.candidates if r.namespace == ns]
         old = node.get("name")
         if not isinstance(old, str):
             return
+        candidates = self.candidates.named(old)
+        if "namespace" in node:
+            ns = node.get("namespace")
+            every = self.candidates.all()
+            by_org = [r for r in every if r.org_id().namespace == ns]
+            candidates = by_org or [r for r in every if r.namespace == ns]
         ref = self.select(old, candidates, lambda rs: len({(r.name, r.namespace) for r in rs}) == 1)
         if ref is None:
             return
@@ -129,13 +145,17 @@ class _Fixer:
 
 
 def fix_name_references(resmap: ResMap, backrefs: list[NameBackRef]) -> None:
-    candidates_cache: dict[int, list] = {}
+    by_prev_name: dict = {}
+    for r in resmap:
+        for name in {i.name for i in r.prev_ids}:
+            by_prev_name.setdefault(name, []).append(r)
+    candidates_cache: dict[int, _Candidates] = {}
     for backref in backrefs:
         for spec in backref.referrers:
             for res in list(resmap):
                 if not spec.selects(res.org_id().gvk):
                     continue
                 if id(res) not in candidates_cache:
-                    candidates_cache[id(res)] = _candidates_for(res, resmap)
+                    candidates_cache[id(res)] = _Candidates(by_prev_name, _reachable(res), resmap)
                 fixer = _Fixer(res, backref, spec.path, candidates_cache[id(res)])
                 fieldspec.apply(res.obj, fieldspec.FieldSpec(spec.path, spec.group, spec.version, spec.kind, False), fixer)

@@ -104,6 +104,7 @@ def patches_strategic_merge(resmap: ResMap, patches: list[dict], schemas: Schema
         target = _unique_target(resmap, _patch_id(patch))
         if not apply_smp(target, patch, schemas):
             resmap.remove(target)
+        resmap.names_changed()
 
 
 def load_json_ops(text: str, source: str) -> list:
@@ -155,6 +156,7 @@ def patches_json6902(resmap: ResMap, entry: dict, loader: Loader) -> None:
     ops = load_json_ops(text, entry.get("path") or "inline patch")
     for res in Selector(target).select(resmap):
         apply_json_ops(res, ops)
+    resmap.names_changed()
 
 
 def patch_transformer(resmap: ResMap, entry: dict, loader: Loader, schemas: SchemaSource) -> None:
@@ -191,6 +193,7 @@ def patch_transformer(resmap: ResMap, entry: dict, loader: Loader, schemas: Sche
             raise KustomizeError(f"must specify a target for JSON patch {source}")
         for res in Selector(target).select(resmap):
             apply_json_ops(res, json_ops)
+        resmap.names_changed()
         return
     if sm_err is not None or sm_patches is None:
         raise KustomizeError(f"unable to parse SM or JSON patch from {source}")
@@ -204,6 +207,7 @@ def patch_transformer(resmap: ResMap, entry: dict, loader: Loader, schemas: Sche
         for res in Selector(target).select(resmap):
             if not apply_smp(res, sm_patches[0], schemas, allow_name, allow_kind):
                 resmap.remove(res)
+        resmap.names_changed()
         return
     for patch in sm_patches:
         pid = _patch_id(patch)
@@ -213,6 +217,7 @@ def patch_transformer(resmap: ResMap, entry: dict, loader: Loader, schemas: Sche
             raise KustomizeError(f'no resource matches strategic merge patch "{pid}": {exc}') from None
         if not apply_smp(res, patch, schemas, allow_name, allow_kind):
             resmap.remove(res)
+        resmap.names_changed()
 
 
 def _dump(entry: dict) -> str:

@@ -6,26 +6,48 @@ from .resource import Resource, ResId
 
 
 class ResMap:
+    """Resources in order. Lookups go through an index by name, rebuilt after
+    `names_changed()` (transformers that may rename call it)."""
+
     def __init__(self, resources: list | None = None) -> None:
         self.resources: list[Resource] = list(resources or [])
+        self._index: dict | None = None
 
     def __iter__(self):
-        return iter(self.resources)
+        return iter(list(self.resources))
 
     def __len__(self) -> int:
         return len(self.resources)
 
+    def names_changed(self) -> None:
+        self._index = None
+
+    def _names(self) -> dict:
+        if self._index is None:
+            index: dict = {}
+            for r in self.resources:
+                for name in {r.name, *(i.name for i in r.prev_ids)}:
+                    index.setdefault(name, []).append(r)
+            self._index = index
+        return self._index
+
+    def _candidates(self, name: str) -> list[Resource]:
+        return self._names().get(name, ())
+
     def by_current_id(self, rid: ResId) -> list[Resource]:
-        return [r for r in self.resources if r.cur_id().equals(rid)]
+        return [r for r in self._candidates(rid.name) if r.cur_id().equals(rid)]
 
     def by_any_id(self, rid: ResId) -> list[Resource]:
-        return [r for r in self.resources if any(i.equals(rid) for i in r.all_ids())]
+        return [r for r in self._candidates(rid.name) if any(i.equals(rid) for i in r.all_ids())]
 
     def append(self, res: Resource) -> None:
         rid = res.cur_id()
         if self.by_current_id(rid):
             raise KustomizeError(f"may not add resource with an already registered id: {rid}")
         self.resources.append(res)
+        if self._index is not None:
+            for name in {res.name, *(i.name for i in res.prev_ids)}:
+                self._index.setdefault(name, []).append(res)
 
     def append_all(self, other: "ResMap") -> None:
         for res in other:
@@ -54,14 +76,16 @@ class ResMap:
                     res.obj[key] = merged
         else:
             raise KustomizeError(f"id {_go_id(rid)} exists; behavior must be merge or replace")
-        res.needs_hash = res.needs_hash
         self.resources[self.resources.index(old)] = res
+        self._index = None
 
     def replace(self, old: Resource, new: Resource) -> None:
         self.resources[self.resources.index(old)] = new
+        self._index = None
 
     def remove(self, res: Resource) -> None:
         self.resources.remove(res)
+        self._index = None
 
 
 def _copy_merge_meta(res: Resource, old: Resource) -> None:

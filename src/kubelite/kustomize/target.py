@@ -241,11 +241,13 @@ class Target:
             from . import replacements
 
             replacements.run(rm, replacements.load(kz.as_list(k, "replacements"), self.loader))
+            rm.names_changed()
         configs = self._plugin_configs(kz.as_list(k, "transformers"))
         for config in configs:
             from .builtins import run_transformer
 
             run_transformer(config, self, ra)
+            ra.resmap.names_changed()
 
     def _label_specs(self, label: dict, tc: TransformerConfig) -> list[FieldSpec]:
         specs = specs_from(label.get("fields"), "labels.fields") + list(tc.labels)

@@ -35,6 +35,8 @@ def namespace(resmap: ResMap, ns: str, specs: list[FieldSpec], subjects_mode: st
             continue
         res.store_previous_id()
         _namespace_one(res, ns, specs, subjects_mode, unset_only)
+        if res.kind == "Namespace":
+            resmap.names_changed()
         matches = resmap.by_current_id(res.cur_id())
         if len(matches) != 1:
             from .printing import go_json_list
@@ -85,6 +87,7 @@ def _skips_prefix(gvk: Gvk) -> bool:
 
 
 def prefix_suffix(resmap: ResMap, prefix: str, suffix: str, specs: list[FieldSpec]) -> None:
+    resmap.names_changed()
     for res in resmap:
         org = res.org_id()
         if _skips_prefix(org.gvk):
