@@ -35,6 +35,9 @@ def loads_tracking(data: bytes):
 
 def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], list[str]]:
     """(object, unknown-field paths, duplicate-field paths)."""
+    if content_type == PROTOBUF:
+        value = _protobuf_object(body, r)
+        return value, prune_object(r, value), []
     if content_type in ("application/yaml", "application/apply-patch+yaml"):
         import yaml
 
@@ -63,6 +66,20 @@ def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], l
     duplicates = _duplicates(value, "")
     unknown = prune_object(r, value)
     return _plain(value), unknown, duplicates
+
+
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+
+
+def _protobuf_object(body: bytes, r) -> dict:
+    """A protobuf body as the dict its JSON form would decode to (built-in kinds only)."""
+    from kubelite.server import protobuf
+
+    try:
+        return protobuf.decode_body(body)
+    except protobuf.ProtobufError as err:
+        raise errors.bad_request(
+            f"the object provided is unrecognized (must be of type {r.kind}): {err}") from None
 
 
 def field_problems(unknown: list[str], duplicates: list[str]) -> list[str]:

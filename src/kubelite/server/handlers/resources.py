@@ -11,6 +11,7 @@ from kubelite.server.routing import RequestInfo
 from kubelite.server.selectors import parse_field_selector, parse_label_selector
 
 _BODY_TYPES = ("application/json", "application/yaml", "")
+_CRD_BODY_TYPES = ("application/json", "application/yaml")
 _SUBRESOURCE_VERBS = ("get", "update", "patch")
 
 
@@ -137,7 +138,9 @@ def _write_options(request: Request, options_kind: str) -> WriteOptions:
 
 
 def _body_object(request: Request, r, opts: WriteOptions) -> tuple[dict, list[str]]:
-    if request.content_type not in _BODY_TYPES:
+    if request.content_type == decode.PROTOBUF and r.crd:
+        raise errors.unsupported_media_type(_CRD_BODY_TYPES)
+    if request.content_type not in _BODY_TYPES + (decode.PROTOBUF,):
         raise errors.unsupported_media_type()
     obj, unknown, duplicates = decode.decode_object(request.body, request.content_type, r)
     warnings = decode.enforce(opts.field_validation, r, decode.field_problems(unknown, duplicates))
