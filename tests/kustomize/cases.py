@@ -17,7 +17,7 @@ def case_names() -> list[str]:
 
 
 def load(name: str) -> dict:
-    cdir = os.path.join(ROOT, name)
+    cdir = os.path.realpath(os.path.join(ROOT, name))
     entry = "."
     if os.path.exists(os.path.join(cdir, "entry.txt")):
         entry = _read(os.path.join(cdir, "entry.txt")).strip() or "."
