@@ -28,7 +28,7 @@ def build_parser() -> common.Parser:
     common.add_output_flag(p, "yaml|json|name|jsonpath=...|jsonpath-file=...")
     common.add_dry_run_flag(p)
     common.add_write_flags(p)
-    p.add_argument("--edit", action="store_true", help="edit before creating (not available yet)")
+    p.add_argument("--edit", action="store_true", help="edit the objects in an editor before creating them")
     return p
 
 
@@ -48,7 +48,9 @@ def _create(args) -> int:
     if not args.filename and not args.kustomize:
         raise common.CommandError("error: must specify one of -f and -k")
     if args.edit:
-        raise common.CommandError("error: --edit is not available in kubelite yet")
+        from kubelite.cli.editing import create_edited
+
+        return create_edited(args)
     output = common.parse_output(args.output)
     dry_run = common.dry_run_mode(args)
     params = common.write_params(args, "kubectl-create", dry_run)
