@@ -29,7 +29,6 @@ KNOWN_FAILURES: set[str] = {
     "266-anno-origin-and-transformer-builtin-local",
     "268-anno-transformer-builtin-inline",
     "297-image-tag-transformer-empty-containers",
-    "355-patch-transformer-blank-patch",
     "401-example-inline-patch-confirm-jsonpatch",
     "452-hw-patches-strategic-merge-directives",
     "467-hw-build-metadata-all",
