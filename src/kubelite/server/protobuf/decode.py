@@ -97,12 +97,15 @@ class _Decoder:
             number, json_name, ftype, flags = field
             field_path = f"{path}.{json_name}" if path and json_name else (json_name or path)
             values = seen.get(number)
-            if values is None:
+            if values is not None:
+                value = self.field(field, values, field_path)
+            elif ftype not in _SCALARS and not any(f in flags for f in "prm"):
+                value = self.message(ftype, b"", field_path)  # Go's zero struct still has a JSON form
+            else:
                 absent = _absent(ftype, flags)
                 if absent is not _SKIP:
                     out[json_name] = absent
                 continue
-            value = self.field(field, values, field_path)
             if "i" in flags:
                 if isinstance(value, dict):
                     out.update(value)
@@ -212,14 +215,12 @@ _SKIP = _Skip()
 
 
 def _absent(ftype: str, flags: str):
-    """What the JSON form holds for a field missing from the wire (_SKIP: nothing)."""
-    if "o" in flags or "p" in flags or "i" in flags:
+    """What the JSON form holds for a scalar, list or map missing from the wire (_SKIP: nothing)."""
+    if "o" in flags or "p" in flags:
         return _SKIP
     if "r" in flags or "m" in flags:
         return None  # a nil slice/map without omitempty is written as null
-    if ftype in _SCALARS:
-        return _ZERO.get(ftype, 0)
-    return _SKIP
+    return _ZERO.get(ftype, 0)
 
 
 def _omitted(value, ftype: str, flags: str) -> bool:
