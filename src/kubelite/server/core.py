@@ -350,8 +350,11 @@ class APIServer:
         key = self._key(r, meta.get("namespace", ""), meta["name"])
         try:
             if finalized:
+                # The last finalizer gone: the object is deleted, and the answer is its final
+                # state as written by this update (still at the revision it had), as kube-apiserver's.
                 kv = self.store.delete(key, revision)
-                return Result(self._decode(r, kv), warnings=warnings)
+                self._after_delete(r, new)
+                return Result(new, warnings=warnings)
             kv = self.store.update(key, self._encode(new), revision)
         except Conflict:
             raise errors.conflict(r.group, r.resource, meta["name"]) from None
@@ -500,8 +503,9 @@ class APIServer:
     def _deleted_body(self, r, obj: dict) -> dict:
         if (r.group, r.resource) in _DELETE_RETURNS_OBJECT:
             shown = copy.deepcopy(obj)
-            shown["metadata"].setdefault("deletionTimestamp", now_rfc3339())
-            shown["metadata"].setdefault("deletionGracePeriodSeconds", 0)
+            # An immediate delete is a graceful one with a zero period: it ends now.
+            shown["metadata"]["deletionTimestamp"] = now_rfc3339()
+            shown["metadata"]["deletionGracePeriodSeconds"] = 0
             if r.resource == "namespaces":
                 shown.setdefault("status", {})["phase"] = "Terminating"
             return _ordered(shown)
@@ -607,12 +611,6 @@ class APIServer:
                 meta[immutable] = old_meta[immutable]
             else:
                 meta.pop(immutable, None)
-        if old_meta.get("deletionTimestamp"):
-            added = set(meta.get("finalizers") or []) - set(old_meta.get("finalizers") or [])
-            if added:
-                raise errors.forbidden(r.group, r.resource, meta["name"],
-                                       "no new finalizers can be added if the object is being deleted, "
-                                       f"found new finalizers {sorted(added)!r}".replace("'", '"'))
         from kubelite.server.admission import defaults
 
         new = self.admission.mutate_update(r, defaults.apply_defaults(new))

@@ -31,6 +31,9 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         return pods.serve(api, request, info, r, namespace)
     if info.subresource:
         if r.subresource(info.subresource) is None or info.subresource not in ("status", "scale"):
+            if r.crd and info.name:
+                # apiextensions answers an undeclared subresource as a missing object.
+                raise errors.not_found(r.group, r.resource, info.name)
             raise errors.not_found_path()
         if verb not in _SUBRESOURCE_VERBS:
             raise errors.method_not_allowed()
