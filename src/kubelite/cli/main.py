@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "api-resources": "kubelite.cli.api_resources",
     "api-versions": "kubelite.cli.api_versions",
     "cluster-info": "kubelite.cli.cluster_info",
+    "describe": "kubelite.cli.describe",
 }
 
 
