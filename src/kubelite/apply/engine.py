@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from kubelite.apply import lastapplied
 from kubelite.apply.objects import Item, ObjectError, in_dependency_order, is_crd, settle_namespace
-from kubelite.apply.plan import CREATE, PATCH, UNCHANGED, Action, apply_locally, plan_object
+from kubelite.apply.plan import CREATE, PATCH, UNCHANGED, Action, plan_object
 
 FIELD_MANAGER = "kubectl-client-side-apply"
 MAX_PATCH_RETRIES = 5
@@ -206,7 +206,8 @@ class Applier:
         if action.verb == UNCHANGED:
             return Outcome(item, UNCHANGED, live)
         if self.options.dry_run == "client":
-            return Outcome(item, PATCH, apply_locally(live, action.patch, self.schema_for))
+            # kubectl sends nothing and prints the live object as it read it
+            return Outcome(item, PATCH, live)
         client, r = self.session.client, item.resource
         attempt = 0
         while True:

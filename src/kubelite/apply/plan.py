@@ -43,17 +43,3 @@ def plan_object(config: dict, live: dict | None, *, overwrite: bool = True, sche
     patch = three_way(original, modified, live, overwrite=overwrite, schema_for=schema_for)
     verb = UNCHANGED if patch.empty else PATCH
     return Action(verb, patch=patch, annotation=text, warnings=warnings)
-
-
-def apply_locally(live: dict, patch: Patch, schema_for=builtin_schema) -> dict:
-    """The object a patch would produce (for --dry-run=client): patched on this side."""
-    if patch.empty:
-        return live
-    if patch.content_type.startswith("application/strategic"):
-        from kubelite.patch import strategic
-
-        schema = schema_for(str(live.get("apiVersion") or ""), str(live.get("kind") or ""))
-        return strategic.apply(live, patch.body, schema)
-    from kubelite.patch import merge_patch
-
-    return merge_patch.apply(live, patch.body, kubectl_compat=True)

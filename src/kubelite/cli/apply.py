@@ -147,7 +147,7 @@ def _apply(args) -> int:
         applyset.before_apply(applier, items, dry_run)
     result = applier.run(items)
     if printed:
-        _write(common.render(output, printed[0] if len(printed) == 1 else _as_list(printed, args)))
+        _write(common.render(output, printed[0] if len(printed) == 1 else _as_list(printed)))
     if result.errors:
         return common.report(result.errors)
     if args.prune:
@@ -164,7 +164,8 @@ def _apply(args) -> int:
 
 def _prune(args, sess, applier, applyset, result, dry_run: str) -> list[dict]:
     if applyset is not None:
-        return applyset.prune(applier, result, dry_run)
+        return applyset.prune(applier, result, dry_run, propagation=_propagation(args.cascade),
+                              grace_period=args.grace_period)
     from kubelite.apply.prune import Pruner
 
     pruner = Pruner(sess, selector=args.selector, allowlist=args.prune_allowlist,
@@ -183,10 +184,9 @@ def _propagation(cascade: str) -> str:
                                   '"foreground", or "orphan".') from None
 
 
-def _as_list(objects: list[dict], args) -> dict:
-    from kubelite.manifest import as_list
-
-    return as_list(objects)
+def _as_list(objects: list[dict]) -> dict:
+    # kubectl prints a metav1.List here: empty list metadata, struct field order
+    return {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": objects}
 
 
 def _write(text: str) -> None:
