@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "api-versions": "kubelite.cli.api_versions",
     "cluster-info": "kubelite.cli.cluster_info",
     "describe": "kubelite.cli.describe",
+    "edit": "kubelite.cli.edit",
 }
 
 
