@@ -381,7 +381,10 @@ class APIServer:
     # -- scale ---------------------------------------------------------------------------------
 
     def get_scale(self, r, namespace: str, name: str) -> dict:
-        return self._scale_of(r, self.get(r, namespace, name))
+        kv = self.store.get(self._key(r, namespace, name))
+        if kv is None:
+            raise errors.not_found(r.group, f"{r.resource}/scale", name)
+        return self._scale_of(r, self._decode(r, kv))
 
     def _scale_of(self, r, obj: dict) -> dict:
         spec_path, status_path, selector_path = _scale_paths(r)
@@ -400,7 +403,9 @@ class APIServer:
             raise errors.bad_request("the body of the request is not a Scale object")
         kind = scale.get("kind")
         if kind not in (None, "Scale"):
-            raise errors.bad_request(f"Scale in version \"v1\" cannot be handled as a {kind}")
+            version = str(scale.get("apiVersion") or "v1").rpartition("/")[2]
+            raise errors.bad_request(f"{kind} in version \"{version}\" cannot be handled as a Scale: "
+                                     f"converting ({version}.{kind}) to (autoscaling.Scale): unknown conversion")
         name = old["metadata"]["name"]
         sname = (scale.get("metadata") or {}).get("name")
         if sname and sname != name:
@@ -604,7 +609,9 @@ class APIServer:
                 merged["status"] = new["status"]
             else:
                 merged.pop("status", None)
-            return merged
+            from kubelite.server.admission import defaults
+
+            return defaults.apply_defaults(merged)
         for immutable in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
                           "namespace", "name"):
             if immutable in old_meta:

@@ -51,6 +51,8 @@ class SubresourceInfo:
     verbs: tuple[str, ...]
     group: str = ""
     version: str = ""
+    # scale of a custom resource: (specReplicasPath, statusReplicasPath, labelSelectorPath)
+    paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -432,7 +434,8 @@ def _crd_subresources(version: Mapping[str, Any], kind: str, where: str) -> tupl
         if not isinstance(scale, Mapping) or not scale.get("specReplicasPath") or not scale.get("statusReplicasPath"):
             raise InvalidCustomResourceDefinition(
                 f"{where}.subresources.scale.specReplicasPath: Required value")
-        out.append(SubresourceInfo("scale", SCALE_KIND, _STATUS_VERBS, SCALE_GROUP, SCALE_VERSION))
+        paths = (scale["specReplicasPath"], scale["statusReplicasPath"], scale.get("labelSelectorPath") or "")
+        out.append(SubresourceInfo("scale", SCALE_KIND, _STATUS_VERBS, SCALE_GROUP, SCALE_VERSION, paths))
     if subs.get("status") is not None:
         out.append(SubresourceInfo("status", kind, _STATUS_VERBS))
     return tuple(out)

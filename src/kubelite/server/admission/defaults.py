@@ -203,6 +203,10 @@ def _pod_template(template: Any) -> None:
 
 
 def _pod(obj: dict) -> None:
+    # Condition times are plain (non-pointer) timestamps: unset ones are written as null.
+    for condition in _dicts((obj.get("status") or {}).get("conditions")):
+        condition.setdefault("lastProbeTime", None)
+        condition.setdefault("lastTransitionTime", None)
     spec = _d(obj, "spec")
     _pod_spec(spec)
     _default(spec, "enableServiceLinks", True)
@@ -360,6 +364,9 @@ def _service(obj: dict) -> None:
         _default(spec, "ipFamilyPolicy", "SingleStack")
     _default(obj, "status", {})
     _default(obj["status"], "loadBalancer", {})
+    for ingress in _dicts(obj["status"]["loadBalancer"].get("ingress")):
+        if ingress.get("ip"):
+            _default(ingress, "ipMode", "VIP")
 
 
 def _endpoints(obj: dict) -> None:

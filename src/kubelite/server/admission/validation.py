@@ -678,6 +678,26 @@ def _deployment(obj: dict) -> Causes:
         errs += _nonnegative(deadline, path.child("progressDeadlineSeconds"))
         if isinstance(deadline, int) and deadline <= min_ready:
             errs.append(F.invalid(path.child("progressDeadlineSeconds"), deadline, "must be greater than minReadySeconds"))
+    return errs + _deployment_status(_map(obj.get("status")))
+
+
+def _deployment_status(status: dict) -> Causes:
+    path = Path("status")
+
+    def count(key: str) -> int:
+        value = status.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    errs: Causes = []
+    for key in ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
+                "unavailableReplicas", "collisionCount"):
+        errs += _nonnegative(status.get(key), path.child(key))
+    for key in ("updatedReplicas", "readyReplicas", "availableReplicas"):
+        if count(key) > count("replicas"):
+            errs.append(F.invalid(path.child(key), count(key), "cannot be greater than status.replicas"))
+    if count("availableReplicas") > count("readyReplicas"):
+        errs.append(F.invalid(path.child("availableReplicas"), count("availableReplicas"),
+                              "cannot be greater than readyReplicas"))
     return errs
 
 
