@@ -161,7 +161,7 @@ def add_filename_flags(p: argparse.ArgumentParser, what: str = "to use") -> None
     p.add_argument("-f", "--filename", action="append", default=[],
                    help=f"file, directory, URL or - (stdin) with the objects {what}")
     p.add_argument("-R", "--recursive", action="store_true", help="process directories given with -f recursively")
-    p.add_argument("-k", "--kustomize", help="process a kustomization directory (not available yet)")
+    p.add_argument("-k", "--kustomize", help="process a kustomization directory")
 
 
 def add_selector_flags(p: argparse.ArgumentParser) -> None:
@@ -303,7 +303,12 @@ def build(sess, args, positional: list[str], *, verb: str, allow_list: bool = Tr
     """
     filenames = getattr(args, "filename", None) or []
     if getattr(args, "kustomize", None):
-        raise CommandError("error: -k (kustomize) is not available in kubelite yet")
+        if filenames:
+            raise CommandError("error: only one of -f or -k can be specified")
+        if positional:
+            raise CommandError("error: Unexpected args: " + str(positional).replace("'", "") +
+                               "\nSee 'kubelite " + verb + " -h' for help and examples")
+        return _from_files(sess, args, [], sess.namespace, errors)
     if filenames and positional:
         raise CommandError("error: Unexpected args: " + str(positional).replace("'", "") +
                            "\nSee 'kubelite " + verb + " -h' for help and examples")
@@ -386,7 +391,12 @@ def _from_files(sess, args, filenames: list[str], namespace: str, errors: list |
 
     recursive = bool(getattr(args, "recursive", False))
     validate = getattr(args, "validate", "true") not in ("false", "ignore")
-    manifests = read_sources(filenames, recursive=recursive, validate=validate, verb=_verb_word(args))
+    if getattr(args, "kustomize", None):
+        from kubelite.cli.apply import kustomize_manifests
+
+        manifests = kustomize_manifests(args.kustomize)
+    else:
+        manifests = read_sources(filenames, recursive=recursive, validate=validate, verb=_verb_word(args))
     selection = Selection()
     kinds = set()
     for m in manifests:
