@@ -11,6 +11,8 @@ import pathlib
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubelite.server.protobuf import ProtobufError, decode_body, message_name, parse_envelope
 from kubelite.server.protobuf import decode as pbdecode
@@ -103,6 +105,32 @@ def test_fixed_width_values():
 def test_malformed_wire_raises_a_protobuf_error(data):
     with pytest.raises(ProtobufError):
         list(wire.iter_fields(data))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(CASES), st.lists(st.tuples(st.integers(0, 2), st.integers(4, 10_000),
+                                                  st.integers(0, 255)), min_size=1, max_size=4))
+def test_damaged_kubectl_bodies_fail_only_with_protobuf_errors(name, edits):
+    body = bytearray((DATA / f"{name}.pb").read_bytes())
+    for op, pos, byte in edits:
+        pos = 4 + pos % (len(body) - 4)
+        if op == 0:
+            body[pos] = byte
+        elif op == 1:
+            del body[pos]
+        else:
+            body.insert(pos, byte)
+    try:
+        decode_body(bytes(body))
+    except ProtobufError:
+        pass
+
+
+def test_deeply_nested_embedded_json_is_a_protobuf_error():
+    raw = b"[" * 100_000 + b"]" * 100_000
+    body = _envelope("apps/v1", "ControllerRevision", _len_field(2, _len_field(1, raw)))
+    with pytest.raises(ProtobufError, match="neither JSON nor protobuf"):
+        decode_body(body)
 
 
 # --- the special JSON forms ---

@@ -203,7 +203,7 @@ class _Decoder:
             return _decode_envelope(parse_envelope(raw), self.protos, self.depth + 1)
         try:
             return json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise ProtobufError(f"{path}: embedded object is neither JSON nor protobuf") from None
 
 
