@@ -305,3 +305,18 @@ def test_malformed_protobuf_is_a_400(client):
                            headers=PROTOBUF)
     assert response.status_code == 400
     assert response.json()["reason"] == "BadRequest"
+
+
+def test_custom_resources_take_no_protobuf(client):
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": {"type": "object",
+                                                                 "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    assert client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd).status_code == 201
+    body = _envelope("example.com/v1", "Widget", _len_field(1, _len_field(1, b"w")))
+    response = client.post("/apis/example.com/v1/namespaces/default/widgets", content=body, headers=PROTOBUF)
+    assert response.status_code == 415
+    assert response.json()["reason"] == "UnsupportedMediaType"
