@@ -206,6 +206,9 @@ class APIServer:
         metadata: dict[str, Any] = {"resourceVersion": str(revision)}
         if more and last_key is not None:
             metadata["continue"] = _encode_continue(revision, last_key[len(prefix):])
+            if opts.label_selector is None and opts.field_selector is None:
+                # Only an unfiltered list knows how many items the later pages hold.
+                metadata["remainingItemCount"] = self._count_after(prefix, last_key, revision)
         if r.crd:
             list_items = items
         else:
@@ -214,6 +217,15 @@ class APIServer:
                           for item in items]
         return {"kind": r.list_kind or f"{r.kind}List", "apiVersion": r.api_version,
                 "metadata": metadata, "items": list_items}
+
+    def _count_after(self, prefix: str, key: str, revision: int) -> int:
+        count, start_after = 0, key
+        while True:
+            page = self.store.range(prefix, start_after=start_after, limit=500, revision=revision)
+            count += len(page.kvs)
+            if not page.more or not page.kvs:
+                return count
+            start_after = page.kvs[-1].key
 
     def _has_match_after(self, r, prefix, key, revision, opts) -> bool:
         """Whether a further page would hold anything (a continue token is only given then)."""

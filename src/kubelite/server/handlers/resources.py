@@ -99,7 +99,7 @@ def list_options(request: Request, r) -> ListOptions:
     if match:
         if match not in ("Exact", "NotOlderThan"):
             raise _list_invalid("resourceVersionMatch", f'Unsupported value: "{match}": supported values: '
-                                '"Exact", "NotOlderThan"')
+                                '"Exact", "NotOlderThan", ""')
         if not rv:
             raise _list_invalid("resourceVersionMatch",
                                 "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided")
