@@ -17,21 +17,10 @@ KNOWN_FAILURES: set[str] = {
     "130-gke-generator-with-two",
     "214-custom-open-api-field-both-path-and-version",
     "222-custom-open-api-field-not-builtin",
-    "225-anno-origin-local-files-with-overlay",
-    "226-generator-with-anno-origin",
-    "227-anno-origin-local-builtin-generator",
-    "228-anno-origin-config-map-generator-merge",
-    "230-anno-origin-inline-builtin-generator",
-    "231-anno-origin-generator-from-file",
-    "232-anno-origin-builtin-generator-from-file-with-overlay",
     "241-replacement-transformer-with-original-name",
-    "265-anno-transformer-builtin-local",
-    "266-anno-origin-and-transformer-builtin-local",
-    "268-anno-transformer-builtin-inline",
     "297-image-tag-transformer-empty-containers",
     "401-example-inline-patch-confirm-jsonpatch",
     "452-hw-patches-strategic-merge-directives",
-    "467-hw-build-metadata-all",
 }
 
 # Error cases whose message is already word for word Kustomize's (paths included).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import kustomization as kz
+from . import kustomization as kz, origin as origins
 from .errors import KustomizeError
 from .fs import ROOT_ONLY, Loader, eval_symlinks
 from .hashing import content_hash
@@ -25,6 +25,9 @@ def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "")
     if not os.path.isdir(real):
         raise KustomizeError(f"must build at directory: '{real}': file is not directory")
     target = Target(Loader(real, load_restrictor))
+    build_metadata = kz.as_list(target.k, "buildMetadata")
+    if build_metadata:
+        target.origin = {}
     ra = target.accumulate()
     rm = ra.resmap
     for res in rm:
@@ -43,15 +46,32 @@ def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "")
         sort_resources(rm, sort_options)
     elif reorder in ("", "legacy"):
         sort_resources(rm, {"order": "legacy"})
-    build_metadata = kz.as_list(target.k, "buildMetadata")
     if "managedByLabel" in build_metadata:
-        for res in rm:
-            res.meta.setdefault("labels", {})
-            if not isinstance(res.meta["labels"], dict):
-                res.meta["labels"] = {}
-            res.meta["labels"]["app.kubernetes.io/managed-by"] = "kustomize-v5.5.0"
-    if "originAnnotations" in build_metadata:
-        from .origin import add_origin_annotations
-
-        add_origin_annotations(rm)
+        origins.add_managed_by_label(rm)
+    origins.write_annotations(rm, "originAnnotations" in build_metadata, "transformerAnnotations" in build_metadata)
+    for res in rm:
+        _rewrite_annotations(res)
     return rm
+
+
+def _rewrite_annotations(res) -> None:
+    """Kustomize's last step rewrites each resource's annotations as a map of strings
+    (removing the origin/transformation ones it does not keep), dropping an empty map."""
+    meta = res.obj.get("metadata")
+    if not isinstance(meta, dict) or "annotations" not in meta:
+        return
+    annotations = meta["annotations"]
+    if not isinstance(annotations, dict) or not annotations:
+        del meta["annotations"]
+        return
+    for key, value in annotations.items():
+        if not isinstance(value, str):
+            annotations[key] = _annotation_text(value)
+
+
+def _annotation_text(value: object) -> str:
+    from .transformers import _stringify
+
+    if isinstance(value, (dict, list)) or value is None:
+        return ""
+    return _stringify(value)

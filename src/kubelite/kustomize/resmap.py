@@ -69,6 +69,8 @@ class ResMap:
             _copy_merge_meta(res, old)
         elif res.behavior == "merge":
             _copy_merge_meta(res, old)
+            if old.origin is not None:  # a merge keeps where the object first came from
+                res.origin = old.origin
             for key in ("data", "binaryData"):
                 merged = dict(old.obj.get(key) or {})
                 merged.update(res.obj.get(key) or {})
@@ -103,8 +105,10 @@ def _copy_merge_meta(res: Resource, old: Resource) -> None:
     else:
         res.meta.pop("namespace", None)
     res.copy_tracking_from(old)
+    # annotations merge with the new object's winning: its origin, the old transformations
     if res.origin is None:
         res.origin = old.origin
+    res.transformations = list(old.transformations) + res.transformations
 
 
 def _go_id(rid: ResId) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import generators, kustomization as kz, patches, transformers, yamlv3
+from . import generators, kustomization as kz, origin as origins, patches, transformers, yamlv3
 from .defaults import NameBackRef, TransformerConfig, default_config
 from .errors import KustomizeError
 from .fieldspec import FieldSpec, specs_from
@@ -85,9 +85,11 @@ def _config_from_dict(tc: TransformerConfig, doc: dict, where: str) -> None:
 
 
 class Target:
-    def __init__(self, loader: Loader, is_component: bool | None = None) -> None:
+    def __init__(self, loader: Loader, origin: dict | None = None) -> None:
         self.loader = loader
         self.root = loader.root
+        # where this kustomization sits below the top one (None: not tracking origins)
+        self.origin = origin
         name = find_kustomization(self.root)
         if name is None:
             raise KustomizeError(
@@ -148,7 +150,8 @@ class Target:
                     raise KustomizeError(f"accumulating resources from '{path}': {exc}") from None
                 try:
                     for res in resources_from_text(text, path):
-                        res.origin = {"path": os.path.relpath(os.path.join(self.root, path), _origin_base(self))}
+                        if self.origin is not None:
+                            res.origin = origins.append(self.origin, path)
                         ra.resmap.append(res)
                 except KustomizeError as exc:
                     raise KustomizeError(f"accumulating resources from '{path}': {exc}") from None
@@ -157,7 +160,7 @@ class Target:
 
     def _accumulate_directory(self, ra: Accumulator, path: str, component: bool) -> None:
         sub_loader = self.loader.new(path)
-        sub = Target(sub_loader)
+        sub = Target(sub_loader, None if self.origin is None else origins.append(self.origin, path))
         if component:
             if not sub.is_component:
                 raise KustomizeError(f"expected kind 'Component' for path '{sub.root}' but got '{sub.kind}'")
@@ -186,20 +189,30 @@ class Target:
         k = self.k
         options = kz.as_map(k, "generatorOptions")
         generated = []
-        for args in kz.as_list(k, "configMapGenerator"):
-            generated.append(generators.generate(args, "ConfigMap", self.loader, options))
-        for args in kz.as_list(k, "secretGenerator"):
-            generated.append(generators.generate(args, "Secret", self.loader, options))
+        for field, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
+            origin = self._builtin_origin(f"{kind}Generator")
+            for args in kz.as_list(k, field):
+                res = generators.generate(args, kind, self.loader, options)
+                origins.record_generated([res], origin)
+                generated.append(res)
         for res in generated:
             try:
                 ra.resmap.absorb(res)
             except KustomizeError as exc:
                 raise KustomizeError(f"merging from generator &{{0xc000000000 <nil>}}: {exc}") from None
-        for config in self._plugin_configs(kz.as_list(k, "generators")):
+        for config, config_origin in self._plugin_configs(kz.as_list(k, "generators")):
             from .builtins import run_generator
 
-            for res in run_generator(config, self, ra):
+            made = run_generator(config, self, ra)
+            origins.record_generated(made, origins.from_plugin_config(config_origin, config))
+            for res in made:
                 ra.resmap.absorb(res)
+
+    def _builtin_origin(self, kind: str) -> dict | None:
+        """The origin of a builtin plugin configured by this kustomization file."""
+        if self.origin is None:
+            return None
+        return origins.configured(self.origin, self.file_name, "builtin", kind)
 
     # -- transformers ---------------------------------------------------------------
     def _run_transformers(self, ra: Accumulator) -> None:
@@ -207,6 +220,10 @@ class Target:
         tc = ra.config
         rm = ra.resmap
         schemas = self.schemas()
+
+        def done(kind: str) -> None:
+            origins.record_transformer(rm, self._builtin_origin(kind))
+
         psm = kz.as_list(k, "patchesStrategicMerge")
         if psm:
             try:
@@ -216,38 +233,52 @@ class Target:
                     "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n"
                     + "".join(f"- {p}\n" for p in psm) + f"`: {exc}") from None
             patches.patches_strategic_merge(rm, loaded, schemas)
+            done("PatchStrategicMergeTransformer")
         for entry in kz.as_list(k, "patches"):
             patches.patch_transformer(rm, entry, self.loader, schemas)
+            done("PatchTransformer")
         ns = k.get("namespace")
         if ns:
             transformers.namespace(rm, str(ns), tc.namespace)
+            done("NamespaceTransformer")
         if k.get("namePrefix"):
             transformers.prefix_suffix(rm, str(k["namePrefix"]), "", tc.name_prefix)
+            done("PrefixTransformer")
         if k.get("nameSuffix"):
             transformers.prefix_suffix(rm, "", str(k["nameSuffix"]), tc.name_suffix)
-        for label in kz.as_list(k, "labels"):
+            done("SuffixTransformer")
+        labels = kz.as_list(k, "labels")
+        for label in labels:
             transformers.add_map_entries(rm, label.get("pairs") or {}, self._label_specs(label, tc))
-        if kz.as_map(k, "commonLabels"):
+            done("LabelTransformer")
+        if labels or kz.as_map(k, "commonLabels"):
+            # Kustomize configures the commonLabels transformer whenever either field is set
             transformers.add_map_entries(rm, kz.as_map(k, "commonLabels"), tc.common_labels)
+            done("LabelTransformer")
         if kz.as_map(k, "commonAnnotations"):
             transformers.add_map_entries(rm, kz.as_map(k, "commonAnnotations"), tc.common_annotations)
+            done("AnnotationsTransformer")
         for entry in kz.as_list(k, "patchesJson6902"):
             patches.patches_json6902(rm, entry, self.loader)
+            done("PatchJson6902Transformer")
         for entry in kz.as_list(k, "replicas"):
             transformers.replicas(rm, entry, tc.replicas)
+            done("ReplicaCountTransformer")
         for entry in self.images:
             transformers.images(rm, entry, tc.images)
+            done("ImageTagTransformer")
         if kz.as_list(k, "replacements"):
             from . import replacements
 
             replacements.run(rm, replacements.load(kz.as_list(k, "replacements"), self.loader))
             rm.names_changed()
-        configs = self._plugin_configs(kz.as_list(k, "transformers"))
-        for config in configs:
+            done("ReplacementTransformer")
+        for config, config_origin in self._plugin_configs(kz.as_list(k, "transformers")):
             from .builtins import run_transformer
 
             run_transformer(config, self, ra)
             ra.resmap.names_changed()
+            origins.record_transformer(rm, origins.from_plugin_config(config_origin, config))
 
     def _label_specs(self, label: dict, tc: TransformerConfig) -> list[FieldSpec]:
         specs = specs_from(label.get("fields"), "labels.fields") + list(tc.labels)
@@ -265,9 +296,11 @@ class Target:
             return _custom_schema(self.loader, str(openapi["path"]))
         return patches.SchemaSource()
 
-    def _plugin_configs(self, entries: list) -> list[dict]:
-        configs: list[dict] = []
+    def _plugin_configs(self, entries: list) -> list[tuple[dict, dict | None]]:
+        """Plugin configs (inline or from files), each with its origin when tracked."""
+        configs: list[tuple[dict, dict | None]] = []
         paths = []
+        inline_origin = None if self.origin is None else origins.append(self.origin, self.file_name)
         for entry in entries:
             text = str(entry)
             try:
@@ -275,17 +308,13 @@ class Target:
             except KustomizeError:
                 docs = []
             if docs and all(isinstance(d, dict) for d in docs):
-                configs.extend(docs)
+                configs.extend((d, inline_origin) for d in docs)
             else:
                 paths.append(text)
         ra = Accumulator()
         self._accumulate_resources(ra, paths)
-        configs.extend(r.obj for r in ra.resmap)
+        configs.extend((r.obj, r.origin) for r in ra.resmap)
         return configs
-
-
-def _origin_base(target: Target) -> str:
-    return target.root
 
 
 def _custom_schema(loader: Loader, path: str) -> patches.SchemaSource:

@@ -100,15 +100,18 @@ def _scalar(node: ScalarNode) -> object:
     return node.value
 
 
-def _build(node, active: set) -> object:
+def _build(node, active: set, context: str = "") -> object:
+    """context: where node sits ("metadata", "annotations", "annotation" for one value...)."""
     if isinstance(node, ScalarNode):
+        if context == "annotation":
+            return _annotation_value(node)
         return _scalar(node)
     if id(node) in active:
         raise KustomizeError("yaml: anchor value contains itself")
     active.add(id(node))
     try:
         if isinstance(node, SequenceNode):
-            return [_build(item, active) for item in node.value]
+            return [_build(item, active, "item" if context == "items" else "nested") for item in node.value]
         out: dict = {}
         merges = []
         for key_node, value_node in node.value:
@@ -122,7 +125,7 @@ def _build(node, active: set) -> object:
                 key = "null"
             elif not isinstance(key, str):
                 key = str(key)
-            out[key] = _build(value_node, active)
+            out[key] = _build(value_node, active, _child_context(context, key))
         for m in merges:
             sources = m.value if isinstance(m, SequenceNode) else [m]
             for src in sources:
@@ -133,6 +136,28 @@ def _build(node, active: set) -> object:
         return out
     finally:
         active.discard(id(node))
+
+
+def _child_context(context: str, key: str) -> str:
+    # documents and List items are objects; their metadata.annotations values are tracked
+    if context in ("", "item") and key == "metadata":
+        return "metadata"
+    if context == "metadata" and key == "annotations":
+        return "annotations"
+    if context == "annotations":
+        return "annotation"
+    if context == "" and key == "items":
+        return "items"
+    return "nested"
+
+
+def _annotation_value(node: ScalarNode) -> object:
+    """Annotation values keep their source text: Kustomize rewrites every resource's
+    annotations as a string map at the end of a build, from each scalar's text."""
+    value = _scalar(node)
+    if value is None or isinstance(value, str):
+        return value
+    return node.value
 
 
 def load_all(text: str) -> list:
