@@ -156,8 +156,6 @@ def test_live_autoscale_sends_what_kubectl_would_send(env, tmp_path, monkeypatch
             assert json.loads(annotations["kubectl.kubernetes.io/last-applied-configuration"]) == body
 
 
-@pytest.mark.xfail(strict=True, reason="kubelite serve keeps an autoscaling/v1 HPA's targetCPUUtilizationPercentage "
-                                       "instead of converting it to a v2 metric (server conversion gap)")
 def test_live_autoscale_stores_what_kubectl_would_send(env, tmp_path):
     for i, case in enumerate(["deployment web --max=5", "deployment web --min=2 --max=7 --cpu-percent=60",
                               "statefulset ss1 --max=3", "rc rc1 --max=2 --min=1"]):

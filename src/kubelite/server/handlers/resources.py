@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from kubelite.server import errors, patching
+from kubelite.server import conversion, errors, patching
 from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
 from kubelite.server.handlers import decode, pods, table
 from kubelite.server.handlers.http import Request, json_response
@@ -44,6 +44,7 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
 
     if verb in ("get", "list"):
         _check_resource_version(request.query.get("resourceVersion"))
+    api = conversion.served(api, r)  # kinds stored in another version than the one asked for
     handler = _VERBS[verb]
     if verb == "list":
         await wait_for_revision(api, request.query.get("resourceVersion"),
