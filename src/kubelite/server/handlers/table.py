@@ -28,7 +28,7 @@ def table_version(request: Request) -> str:
     return "v1"
 
 
-def to_table(r, body: dict, request: Request) -> dict:
+def to_table(r, body: dict, request: Request, with_columns: bool = True) -> dict:
     """The Table for a GET/LIST response body, built by kubelite.server.tables."""
     from kubelite.server.tables import TableError, build_table
 
@@ -40,6 +40,7 @@ def to_table(r, body: dict, request: Request) -> dict:
         if is_list:
             return build_table(r, body["items"] or [], include_object=include,
                                list_meta=body.get("metadata") or {}, table_version=table_version(request))
-        return build_table(r, body, include_object=include, table_version=table_version(request))
+        return build_table(r, body, include_object=include, table_version=table_version(request),
+                           with_columns=with_columns)
     except TableError as err:
         raise errors.bad_request(str(err))

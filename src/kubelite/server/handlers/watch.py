@@ -56,9 +56,14 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
             (opts.label_selector is None or opts.label_selector(obj))
             and (opts.field_selector is None or opts.field_selector(obj)))
 
+    columns_sent = False
+
     def encode(kind: str, obj: dict) -> bytes:
+        nonlocal columns_sent
         if as_table and kind != "ERROR" and kind != "BOOKMARK":
-            obj = table.to_table(r, obj, request)
+            # Only the first Table of a stream carries the column definitions.
+            obj = table.to_table(r, obj, request, with_columns=not columns_sent)
+            columns_sent = True
         return encode_json({"type": kind, "object": obj})
 
     def bookmark(revision: int, initial_end: bool = False) -> bytes:
@@ -121,7 +126,10 @@ def _translate(api, r, event, matches):
     if current:
         return "ADDED", obj
     if previous:
-        return "DELETED", obj
+        # kube-apiserver's watch cache shows the object as it last matched, at the new revision.
+        gone = api.decode_event_object(r, event.prev_kv)
+        gone["metadata"]["resourceVersion"] = obj["metadata"]["resourceVersion"]
+        return "DELETED", gone
     return None
 
 
