@@ -40,7 +40,7 @@ def error_message(err: BaseException) -> str:
     from kubelite.client.errors import ApiError, ConnectionFailed, ResourceTypeNotFound
 
     if isinstance(err, ApiError):
-        if err.reason == "Invalid" and err.details:
+        if err.reason == "Invalid":
             return _invalid_message(err)
         if err.reason == "Unauthorized":
             return f"error: You must be logged in to the server ({err.message})"
@@ -73,14 +73,23 @@ def _plain(err: BaseException) -> str:
 
 
 def _invalid_message(err) -> str:
-    details = err.details
+    """kubectl's checkErr layout for a Status with reason Invalid."""
+    head = "The request is invalid"
+    details = err.status.get("details")
+    if not isinstance(details, dict):  # no details at all: the server's message, if any
+        return f"{head}: {err.message}" if err.message else head
     kind, name = details.get("kind") or "", details.get("name") or ""
-    head = f'The {kind} "{name}" is invalid' if kind or name else "The request is invalid"
     causes = [c for c in details.get("causes") or () if isinstance(c, dict)]
+    if kind or name:
+        head = f'The {kind} "{name}" is invalid'
+    elif err.message and not causes:
+        # without kind/name or causes the message is the only information there is
+        head = f"{head}: {err.message}"
     if not causes:
         return head
-    texts = [f"{c['field']}: {c.get('message', '')}" if c.get("field") else str(c.get("message", ""))
-             for c in causes]
+    # kubectl joins field and message even when the field is empty (": message")
+    texts = [f"{c.get('field') or ''}: {c.get('message') or ''}" for c in causes]
+    texts = list(dict.fromkeys(texts))  # kubectl drops repeated causes
     if len(texts) == 1:
         return f"{head}: {texts[0]}"
     return f"{head}: \n" + "".join(f"* {t}\n" for t in texts).rstrip("\n")
