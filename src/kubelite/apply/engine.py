@@ -227,7 +227,9 @@ class Applier:
                     continue
                 if err.reason in ("Conflict", "Invalid") and self.options.force:
                     return self._delete_and_create(item, live, action)
-                raise sourced("patching", item.source, err) from None
+                # kubectl wraps twice: the patcher names the source, apply adds the patch and object
+                what = f"applying patch:\n{action.patch.text()}\nto:\n{describe(item)}\nfor:"
+                raise sourced(what, item.source, sourced("patching", item.source, err)) from None
 
     def _reread(self, item: Item) -> dict:
         from kubelite.client.errors import ApiError
@@ -281,6 +283,13 @@ class Applier:
                 break
             time.sleep(0.1)
         refresh_discovery(self.session.discovery)
+
+
+def describe(item: Item) -> str:
+    """cli-runtime's Info.String(): the mapping, then name and namespace."""
+    r = item.resource
+    return (f'Resource: "{r.group}/{r.version}, Resource={r.resource}", GroupVersionKind: '
+            f'"{r.group}/{r.version}, Kind={r.kind}"\nName: "{item.name}", Namespace: "{item.namespace}"')
 
 
 def refresh_discovery(discovery) -> None:
