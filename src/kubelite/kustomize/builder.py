@@ -25,6 +25,7 @@ def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "")
     if not os.path.isdir(real):
         raise KustomizeError(f"must build at directory: '{real}': file is not directory")
     target = Target(Loader(real, load_restrictor))
+    target.set_schema(reset=True)
     build_metadata = kz.as_list(target.k, "buildMetadata")
     if build_metadata:
         target.origin = {}

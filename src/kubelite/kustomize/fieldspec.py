@@ -84,22 +84,17 @@ def _walk(node: object, segments: list[str], create: bool, setter: Setter) -> No
     is_list = key.endswith("[]")
     if is_list:
         key = key[:-2]
+        if key not in node:
+            return  # a field marked as a list is never created
+        if node[key] is None:
+            # Kustomize takes the hint: an explicit null there becomes an empty list
+            node[key] = []
     if len(segments) == 1:
-        if isinstance(node.get(key), list) and not is_list:
-            # a list leaf: the setter gets the list's container
-            setter(node, key)
-            return
-        if isinstance(node.get(key), list) and is_list:
-            setter(node, key)
-            return
         setter(node, key)
         return
     child = node.get(key)
     if child is None:
         if not create:
-            return
-        if is_list:
-            node[key] = []
             return
         child = {}
         node[key] = child

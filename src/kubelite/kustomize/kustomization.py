@@ -9,6 +9,8 @@ FIELDS = frozenset("""apiVersion kind metadata openapi namePrefix nameSuffix nam
     helmChartInflationGenerator generatorOptions configurations generators transformers validators
     buildMetadata""".split())
 
+_FIELDS_BY_LOWER = {f.lower(): f for f in FIELDS}
+
 KUSTOMIZATION_API = "kustomize.config.k8s.io/v1beta1"
 COMPONENT_API = "kustomize.config.k8s.io/v1alpha1"
 
@@ -74,9 +76,14 @@ def parse(text: str, path: str) -> dict:
         data = {}
     if not isinstance(data, dict):
         raise KustomizeError(f"invalid Kustomization: json: cannot unmarshal {type(data).__name__} into Go value of type types.Kustomization")
-    for key in data:
-        if key not in FIELDS:
+    # Go's encoding/json matches field names ignoring case (patchesJSON6902 is patchesJson6902)
+    canonical = {}
+    for key, value in data.items():
+        name = key if key in FIELDS else _FIELDS_BY_LOWER.get(str(key).lower())
+        if name is None:
             raise KustomizeError(f'invalid Kustomization: json: unknown field "{key}"')
+        canonical[name] = value
+    data = canonical
     for key, shape in _STRUCTS.items():
         _check_struct(data.get(key), shape)
     return data

@@ -25,12 +25,19 @@ def _presuf_equal(r: Resource, o: Resource, allow_empty: bool) -> bool:
 
 
 def _rolebinding_namespaces(res: Resource) -> set:
-    if res.kind not in ("RoleBinding", "ClusterRoleBinding"):
+    """The namespaces of a RoleBinding's ServiceAccount subjects (a blank one is an error)."""
+    if res.kind != "RoleBinding":
         return set()
     out = set()
-    for s in res.obj.get("subjects") or []:
-        if isinstance(s, dict) and s.get("namespace"):
-            out.add(s["namespace"])
+    subjects = res.obj.get("subjects")
+    for s in subjects if isinstance(subjects, list) else ():
+        if not isinstance(s, dict) or "namespace" not in s or "kind" not in s:
+            continue
+        if s["kind"] != "ServiceAccount":
+            continue
+        if not isinstance(s["namespace"], str):
+            raise KustomizeError(f'Invalid Input: namespace is blank for resource "{res.cur_id()}"')
+        out.add(s["namespace"])
     return out
 
 

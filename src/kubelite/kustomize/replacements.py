@@ -7,7 +7,7 @@ from . import fieldpath, yamlv3
 from .errors import KustomizeError
 from .fs import Loader
 from .resmap import ResMap
-from .resource import Resource, split_api_version
+from .resource import Gvk, Resource, ResId, split_api_version
 from .selectors import labels_match
 
 
@@ -27,31 +27,58 @@ def load(entries: list, loader: Loader) -> list[dict]:
     return out
 
 
-def _selected(res: Resource, sel: dict) -> bool:
-    if not isinstance(sel, dict):
-        return False
-    rid = res.cur_id()
-    gvk = res.gvk
+def _selector_id(sel: dict) -> ResId:
     group, version = sel.get("group"), sel.get("version")
     if sel.get("apiVersion"):
         group, version = split_api_version(sel["apiVersion"])
-    if not gvk.selected_by(group or "", version or "", sel.get("kind") or ""):
+    return ResId(Gvk(str(group or ""), str(version or ""), str(sel.get("kind") or "")),
+                 str(sel.get("name") or ""), str(sel.get("namespace") or ""))
+
+
+def _id_selected_by(rid: ResId, selector: ResId) -> bool:
+    """ResId.IsSelectedBy: blank selector fields match anything."""
+    return ((not selector.name or selector.name == rid.name)
+            and (not selector.namespace or selector.effective_namespace() == rid.effective_namespace())
+            and rid.gvk.selected_by(*selector.gvk))
+
+
+def _any_id_selected(res: Resource, sel: dict) -> bool:
+    """Replacements select by any of a resource's ids, current or earlier (names before
+    prefixes, suffixes and hashes)."""
+    selector = _selector_id(sel)
+    return any(_id_selected_by(rid, selector) for rid in res.all_ids())
+
+
+def _labels_selected(res: Resource, sel: dict) -> bool:
+    return (labels_match(sel.get("labelSelector"), res.labels())
+            and labels_match(sel.get("annotationSelector"), res.annotations()))
+
+
+def _target_selected(res: Resource, select: dict, rejects: list) -> bool:
+    if not _labels_selected(res, select):
         return False
-    if sel.get("name") and sel["name"] != rid.name:
+    for reject in rejects:
+        if isinstance(reject, dict) and (reject.get("labelSelector") or reject.get("annotationSelector")) \
+                and _labels_selected(res, reject):
+            return False
+    if not _any_id_selected(res, select):
         return False
-    if sel.get("namespace") and sel["namespace"] != rid.effective_namespace():
-        return False
-    if not labels_match(sel.get("labelSelector"), res.labels()):
-        return False
-    if not labels_match(sel.get("annotationSelector"), res.annotations()):
-        return False
+    for reject in rejects:
+        if isinstance(reject, dict) and _selector_id(reject) != _EMPTY_ID and _any_id_selected(res, reject):
+            return False
     return True
 
 
+_EMPTY_ID = ResId(Gvk("", "", ""), "", "")
+
+
 def _source_value(resmap: ResMap, source: dict) -> object:
-    matches = [r for r in resmap if _selected(r, source)]
-    if len(matches) > 1:
-        raise KustomizeError(f"multiple matches for selector {_sel_str(source)}")
+    matches = []
+    for res in resmap:
+        if _any_id_selected(res, source):
+            if matches:
+                raise KustomizeError(f"multiple matches for selector {_sel_str(source)}")
+            matches.append(res)
     if not matches:
         raise KustomizeError(f"nothing selected by {_sel_str(source)}")
     path = source.get("fieldPath") or "metadata.name"
@@ -95,16 +122,18 @@ def _with_delimiter(old: object, value: object, opts: dict) -> object:
 def run(resmap: ResMap, replacements: list[dict]) -> None:
     for rep in replacements:
         source = rep.get("source")
-        if source is None:
-            raise KustomizeError("replacement source is required")
+        if source is None or rep.get("targets") is None:
+            raise KustomizeError("replacements must specify a source and at least one target")
         value = _source_value(resmap, source)
         for target in rep.get("targets") or []:
-            select = target.get("select") or {}
+            select = target.get("select")
+            if select is None:
+                raise KustomizeError("target must specify resources to select")
             rejects = target.get("reject") or []
             opts = target.get("options") or {}
             paths = target.get("fieldPaths") or ["metadata.name"]
             for res in resmap:
-                if not _selected(res, select) or any(_selected(res, r) for r in rejects):
+                if not _target_selected(res, select, rejects):
                     continue
                 for path in paths:
                     segs = fieldpath.parse(path)

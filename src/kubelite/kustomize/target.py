@@ -84,10 +84,19 @@ def _config_from_dict(tc: TransformerConfig, doc: dict, where: str) -> None:
                                              str(gvk.get("kind") or ""), specs_from(ref.get("fieldSpecs"), where)))
 
 
+class BuildState:
+    """What one build shares across its kustomizations: the OpenAPI schema for merge
+    keys, which (as Kustomize's global schema) the first kustomization to name one sets."""
+
+    def __init__(self) -> None:
+        self.schema: patches.SchemaSource | None = None
+
+
 class Target:
-    def __init__(self, loader: Loader, origin: dict | None = None) -> None:
+    def __init__(self, loader: Loader, origin: dict | None = None, state: BuildState | None = None) -> None:
         self.loader = loader
         self.root = loader.root
+        self.state = state or BuildState()
         # where this kustomization sits below the top one (None: not tracking origins)
         self.origin = origin
         name = find_kustomization(self.root)
@@ -160,7 +169,8 @@ class Target:
 
     def _accumulate_directory(self, ra: Accumulator, path: str, component: bool) -> None:
         sub_loader = self.loader.new(path)
-        sub = Target(sub_loader, None if self.origin is None else origins.append(self.origin, path))
+        sub = Target(sub_loader, None if self.origin is None else origins.append(self.origin, path), self.state)
+        sub.set_schema(reset=False)
         if component:
             if not sub.is_component:
                 raise KustomizeError(f"expected kind 'Component' for path '{sub.root}' but got '{sub.kind}'")
@@ -290,11 +300,27 @@ class Target:
             specs.append(FieldSpec("metadata/labels", create=True))
         return specs
 
-    def schemas(self) -> patches.SchemaSource:
+    def set_schema(self, reset: bool) -> None:
+        """Kustomize's openapi.SetSchema: the top kustomization always sets it, a base
+        or component only while nothing has."""
         openapi = kz.as_map(self.k, "openapi")
-        if openapi.get("path"):
-            return _custom_schema(self.loader, str(openapi["path"]))
-        return patches.SchemaSource()
+        text = self.loader.load(str(openapi["path"])) if "path" in openapi else None
+        if self.state.schema is not None and not reset:
+            return
+        if text is not None:
+            if "version" in openapi:
+                raise KustomizeError("builtin version and custom schema provided, cannot use both")
+            self.state.schema = _custom_schema(text)
+            return
+        version = openapi.get("version")
+        if not version:
+            return
+        if str(version) not in BUILTIN_OPENAPI_VERSIONS:
+            raise KustomizeError("the specified OpenAPI version is not built in")
+        self.state.schema = patches.SchemaSource()
+
+    def schemas(self) -> patches.SchemaSource:
+        return self.state.schema or patches.SchemaSource()
 
     def _plugin_configs(self, entries: list) -> list[tuple[dict, dict | None]]:
         """Plugin configs (inline or from files), each with its origin when tracked."""
@@ -317,12 +343,15 @@ class Target:
         return configs
 
 
-def _custom_schema(loader: Loader, path: str) -> patches.SchemaSource:
+# The Kubernetes OpenAPI documents Kustomize v5.5 carries (openapi: version:).
+BUILTIN_OPENAPI_VERSIONS = frozenset({"v1.21.2"})
+
+
+def _custom_schema(text: str) -> patches.SchemaSource:
     import json
 
     from kubelite.schema.openapi import Definitions
 
-    text = loader.load(path)
     try:
         doc = json.loads(text)
     except ValueError:
@@ -331,39 +360,53 @@ def _custom_schema(loader: Loader, path: str) -> patches.SchemaSource:
 
 
 def _crd_config(loader: Loader, path: str) -> TransformerConfig:
+    """Field specs from OpenAPI definitions (a map of type name to {Schema, Dependencies}),
+    as Kustomize reads the `crds:` files: reference, label, annotation and name fields
+    marked with x-kubernetes-* extensions, following $refs from each Kubernetes type."""
     import json
 
     text = loader.load(path)
     try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = yamlv3.load_all(text)[0]
+        doc = json.loads(text) if text.startswith("{") else yamlv3.load_all(text)[0]
+    except (ValueError, KustomizeError) as exc:
+        raise KustomizeError(f"unable to parse open API definition from '{path}': {exc}") from None
     tc = TransformerConfig()
-    defs = doc.get("definitions", doc) if isinstance(doc, dict) else {}
-    for name, definition in (defs or {}).items():
-        if not isinstance(definition, dict):
+    if not isinstance(doc, dict):
+        return tc
+    for name, api in doc.items():
+        props = _crd_properties(api)
+        if not all(k in props for k in ("kind", "apiVersion", "metadata")):
             continue
-        kind = name.rsplit(".", 1)[-1]
-        _crd_refs(tc, kind, definition.get("properties") or {}, [], defs)
+        _crd_refs(tc, str(name).rsplit(".", 1)[-1], doc, str(name), [], set())
     return tc
 
 
-def _crd_refs(tc: TransformerConfig, kind: str, props: dict, path: list, defs: dict, depth: int = 0) -> None:
-    if depth > 10:
+def _crd_properties(api: object) -> dict:
+    schema = api.get("Schema") if isinstance(api, dict) else None
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return props if isinstance(props, dict) else {}
+
+
+def _crd_refs(tc: TransformerConfig, kind: str, defs: dict, type_name: str, path: list, active: set) -> None:
+    if type_name not in defs or type_name in active:
         return
-    for field, schema in props.items():
-        if not isinstance(schema, dict):
+    active = active | {type_name}
+    for field, prop in _crd_properties(defs[type_name]).items():
+        if not isinstance(prop, dict):
             continue
         here = path + [field]
-        ref_kind = schema.get("x-kubernetes-object-ref-kind")
-        if ref_kind:
-            name_key = schema.get("x-kubernetes-object-ref-name-key", "name")
-            spec = FieldSpec("/".join(here + [name_key]), kind=kind)
-            tc.name_reference.append(NameBackRef("", "", ref_kind, [spec]))
-        if "$ref" in schema:
-            target = schema["$ref"].rsplit("/", 1)[-1]
-            sub = defs.get(target) if isinstance(defs, dict) else None
-            if isinstance(sub, dict):
-                _crd_refs(tc, kind, sub.get("properties") or {}, here, defs, depth + 1)
-        elif isinstance(schema.get("properties"), dict):
-            _crd_refs(tc, kind, schema["properties"], here, defs, depth + 1)
+        spec = FieldSpec("/".join(here), kind=kind)
+        if isinstance(prop.get("x-kubernetes-annotation"), str):
+            tc.common_annotations.append(spec)
+        if isinstance(prop.get("x-kubernetes-label-selector"), str):
+            tc.common_labels.append(spec)
+        if isinstance(prop.get("x-kubernetes-identity"), str):
+            tc.name_prefix.append(spec)
+        version, ref_kind = prop.get("x-kubernetes-object-ref-api-version"), prop.get("x-kubernetes-object-ref-kind")
+        if isinstance(version, str) and isinstance(ref_kind, str):
+            name_key = prop.get("x-kubernetes-object-ref-name-key")
+            name_key = name_key if isinstance(name_key, str) else "name"
+            tc.name_reference.append(
+                NameBackRef("", version, ref_kind, [FieldSpec("/".join(here + [name_key]), kind=kind)]))
+        if isinstance(prop.get("$ref"), str) and prop["$ref"]:
+            _crd_refs(tc, kind, defs, prop["$ref"], here, active)
