@@ -85,3 +85,19 @@ def test_missing_directory_as_kubectl(embedded, tmp_path):
                             env={"KUBECONFIG": "/dev/null", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     ours = embedded.run("apply", "-k", missing)
     assert (ours.returncode, ours.stderr) == (theirs.returncode, theirs.stderr)
+
+
+def test_readme_main_job_on_a_fresh_home(embedded):
+    """The README's main job: examples/ (seed manifests) applied to a fresh embedded cluster."""
+    import pathlib
+
+    examples = pathlib.Path(__file__).resolve().parents[2] / "examples"
+    proc = embedded.run("apply", "-f", str(examples))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "deployment.apps/nginx-deployment created\n", "")
+    proc = embedded.run("apply", "-k", str(examples / "my-nginx"))
+    assert (proc.returncode, proc.stdout) == (0, "service/my-nginx created\ndeployment.apps/my-nginx created\n")
+    proc = embedded.run("get", "deployments,services", "-o", "name")
+    shown = [line for line in proc.stdout.splitlines() if line != "service/kubernetes"]  # a cluster's own
+    assert shown == ["deployment.apps/my-nginx", "deployment.apps/nginx-deployment", "service/my-nginx"]
+    again = embedded.run("apply", "-f", str(examples))
+    assert again.stdout == "deployment.apps/nginx-deployment unchanged\n"

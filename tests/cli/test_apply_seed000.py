@@ -13,7 +13,7 @@ from apply_support import HAVE_KUBECTL, Runner, Served  # noqa: E402,F401
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 SIMPLE = str(EXAMPLES / "simple_deployment.yaml")
-UPDATE = str(EXAMPLES / "update_deployment.yaml")
+UPDATE = str(EXAMPLES / "updates" / "update_deployment.yaml")
 # The annotation as real kubectl 1.32 wrote it for simple_deployment.yaml (recorded against kubelite
 # serve; the seed prints the same text wrapped, with a typo in "app":"nginx").
 SIMPLE_ANNOTATION = (
