@@ -10,10 +10,6 @@ from . import cases
 
 # Cases whose output still differs from kubectl's (see the report of issue 7).
 KNOWN_FAILURES: set[str] = {
-    "128-gke-generator",
-    "129-gke-generator-with-namespace",
-    "130-gke-generator-with-two",
-    "452-hw-patches-strategic-merge-directives",
 }
 
 # Error cases whose message is already word for word Kustomize's (paths included).

@@ -11,7 +11,8 @@ _CANONICAL = {name.lower(): name for name in """path patch target options paths 
     labels annotations imageTag name newName newTag digest tagSuffix replica count jsonOp replacements sortOptions
     kind group version namespace create labelSelector annotationSelector allowNameChange allowKindChange
     setRoleBindingSubjects unsetOnly gvk metadata apiVersion literals files envs env behavior type
-    disableNameSuffixHash immutable source targets select reject fieldPaths fieldPath delimiter index""".split()}
+    disableNameSuffixHash immutable source targets select reject fieldPaths fieldPath delimiter index
+    cloud kubernetesService serviceAccount projectId""".split()}
 _OPAQUE = {"labels", "annotations", "patch", "jsonOp", "literals"}
 
 
@@ -38,7 +39,41 @@ def run_generator(config: dict, target, ra) -> list:
         if meta.get("namespace"):
             args.setdefault("namespace", meta.get("namespace"))
         return [generators.generate(args, kind[:-len("Generator")], target.loader, None)]
+    if kind == "IAMPolicyGenerator":
+        return iam_policy_service_accounts(config)
     raise KustomizeError(f"unable to load generator plugin {config.get('apiVersion')}/{kind}: only builtin plugins are supported")
+
+
+def _go_str(value: object) -> str:
+    """A config field Go decodes into a string (absent: empty)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def iam_policy_service_accounts(config: dict) -> list:
+    """IAMPolicyGenerator: a ServiceAccount bound to a GKE service account through the
+    iam.gke.io annotation. Like Kustomize, the object is written as YAML text with the
+    values substituted, then read back."""
+    from . import yamlv3
+    from .resource import Resource
+
+    cloud = _go_str(config.get("cloud"))
+    if cloud != "gke":
+        raise KustomizeError(f"cloud provider {cloud} not supported yet")
+    k8s = config.get("kubernetesService") if isinstance(config.get("kubernetesService"), dict) else {}
+    gsa = config.get("serviceAccount") if isinstance(config.get("serviceAccount"), dict) else {}
+    text = ("\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  annotations:\n"
+            f"    iam.gke.io/gcp-service-account: {_go_str(gsa.get('name'))}@{_go_str(gsa.get('projectId'))}"
+            f".iam.gserviceaccount.com\n  name: {_go_str(k8s.get('name'))}\n")
+    if _go_str(k8s.get("namespace")):
+        text += f"\n  namespace: {_go_str(k8s.get('namespace'))}"
+    docs = yamlv3.load_all(text)
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise KustomizeError("IAMPolicyGenerator: generated service account is not one object")
+    return [Resource(docs[0], generated=True)]
 
 
 def run_transformer(config: dict, target, ra) -> None:

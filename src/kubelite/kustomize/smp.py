@@ -3,8 +3,9 @@
 This differs from apimachinery's strategic merge in the order of merged lists:
 the patch's elements come first (merged with their counterparts), then the
 target's elements the patch did not mention. Lists the schema does not declare
-mergeable are replaced. Directives: ``$patch: delete|replace`` on maps and list
-elements; other ``$``-keys are dropped.
+mergeable are replaced. The only directive merge2 knows is ``$patch``
+(delete|replace|merge, on maps and list elements); other ``$``-keys such as
+``$setElementOrder/...`` or ``$retainKeys`` are ordinary fields and are kept.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def clean(value: object) -> object:
             return _DROP
         out = {}
         for k, v in value.items():
-            if isinstance(k, str) and k.startswith("$"):
+            if k == "$patch":
                 continue
             if v is None:
                 continue
@@ -67,7 +68,7 @@ def merge(dest: dict, patch: dict, schema) -> dict | None:
         out = clean(patch)
         return out if out is not _DROP else None
     for key, pv in patch.items():
-        if isinstance(key, str) and key.startswith("$"):
+        if key == "$patch":
             continue
         if pv is None:
             dest.pop(key, None)
