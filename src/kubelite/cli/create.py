@@ -29,7 +29,10 @@ def build_parser() -> common.Parser:
     common.add_dry_run_flag(p)
     common.add_write_flags(p)
     p.add_argument("--edit", action="store_true", help="edit the objects in an editor before creating them")
-    return p
+    from kubelite.cli.help import install
+    from kubelite.cli.help_texts import HELP
+
+    return install(p, HELP["create"])
 
 
 def run(argv: list[str]) -> int:

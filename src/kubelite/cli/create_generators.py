@@ -104,7 +104,7 @@ class Context:
 
 def _f_deployment(p):
     p.add_argument("--image", action=_Slice, default=[])
-    p.add_argument("--replicas", type=int, default=1)
+    p.add_argument("-r", "--replicas", type=int, default=1)
     p.add_argument("--port", type=int, default=-1)
 
 
@@ -416,7 +416,10 @@ def _parser(spec: Spec) -> common.Parser:
     # generator flags shadow global ones of the same name (rolebinding --user), as in kubectl
     p.conflict_handler = p._optionals.conflict_handler = "resolve"
     spec.flags(p)
-    return p
+    from kubelite.cli.help import install
+    from kubelite.cli.help_texts import HELP
+
+    return install(p, HELP[f"create {spec.path}"])
 
 
 def run(argv: list[str]) -> int:
@@ -437,7 +440,10 @@ def run(argv: list[str]) -> int:
 
 def _subtype_missing(key: str, rest: list[str]) -> int:
     if rest and rest[0] in ("-h", "--help"):
-        sys.stdout.write(f"Usage: kubelite create {key} ({'|'.join(SUBTYPES[key])}) NAME [flags]\n")
+        from kubelite.cli.help import render
+        from kubelite.cli.help_texts import HELP
+
+        sys.stdout.write(render(HELP[f"create {key}"]))
         return 0
     sys.stderr.write(f"error: unknown command \"{rest[0] if rest else ''}\" for \"kubectl create {key}\"\n"
                      if rest else "")

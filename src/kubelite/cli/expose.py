@@ -26,7 +26,10 @@ def build_parser() -> common.Parser:
         p.add_argument(*names, dest=flag, default="")
     p.add_argument("--overrides", default="")
     p.add_argument("--override-type", default="merge")
-    return p
+    from kubelite.cli.help import install
+    from kubelite.cli.help_texts import HELP
+
+    return install(p, HELP["expose"])
 
 
 def run(argv: list[str]) -> int:

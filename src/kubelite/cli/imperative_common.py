@@ -2,6 +2,7 @@
 kubectl's resource builder hands them, and printing generated objects as kubectl does."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from kubelite.cli import common
@@ -69,4 +70,4 @@ def add_printing_flags(p) -> None:
     p.add_argument("--allow-missing-template-keys", default="true")
     p.add_argument("--show-managed-fields", action="store_true")
     p.add_argument("--template", default="")
-    p.add_argument("--record", action="store_true")
+    p.add_argument("--record", action="store_true", help=argparse.SUPPRESS)  # deprecated, hidden

@@ -32,7 +32,10 @@ def build_parser() -> common.Parser:
     p.add_argument("--attach", action="store_true")
     p.add_argument("--rm", action="store_true")
     p.add_argument("--expose", action="store_true")
-    return p
+    from kubelite.cli.help import install
+    from kubelite.cli.help_texts import HELP
+
+    return install(p, HELP["run"])
 
 
 def run(argv: list[str]) -> int:

@@ -15,9 +15,10 @@ _WHAT = {"image": "image updated", "env": "env updated", "resources": "resource 
 
 def run(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
-        sys.stdout.write("Configure application resources.\n\n These commands help you make changes to existing "
-                         "application resources.\n\nAvailable Commands:\n" +
-                         "".join(f"  {c}\n" for c in SUBCOMMANDS) + "\nUsage:\n  kubelite set SUBCOMMAND [options]\n")
+        from kubelite.cli.help import render
+        from kubelite.cli.help_texts import HELP
+
+        sys.stdout.write(render(HELP["set"]))
         return 0 if argv else 1
     sub = _ALIASES.get(argv[0], argv[0])
     if sub not in SUBCOMMANDS:
@@ -41,7 +42,10 @@ def _parser(sub: str) -> common.Parser:
     p.add_argument("--field-manager", default="")
     p.add_argument("--allow-missing-template-keys", default="true")
     p.add_argument("--show-managed-fields", action="store_true")
-    p.add_argument("--record", action="store_true")
+    p.add_argument("--template", default="")
+    p.add_argument("--record", action="store_true", help=argparse.SUPPRESS)  # deprecated, hidden in kubectl
+    if sub == "selector":
+        p.set_defaults(recursive=True)  # kubectl set selector descends into directories by default
     if sub in ("env", "resources"):
         p.add_argument("-c", "--containers", default="*")
     if sub == "resources":
@@ -63,7 +67,10 @@ def _parser(sub: str) -> common.Parser:
         p.add_argument("--user", action="append", default=[])
         p.add_argument("--group", action="append", default=[])
         p.add_argument("--serviceaccount", action="append", default=[])
-    return p
+    from kubelite.cli.help import install
+    from kubelite.cli.help_texts import HELP
+
+    return install(p, HELP[f"set {sub}"])
 
 
 def _set(sub: str, args) -> int:
