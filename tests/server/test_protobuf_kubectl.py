@@ -96,9 +96,6 @@ def test_protobuf_command_against_kubelite(cluster, name, args):
     assert _holds(json.loads(live.stdout), want) == []
 
 
-@pytest.mark.xfail(strict=False, reason="before server version conversion (server/conversion.py, in "
-                   "progress elsewhere), a stored HPA was served at v1 in its v2 shape; not a protobuf "
-                   "matter: JSON-created HPAs too")
 def test_hpa_v1_reads_back_as_v1(cluster):
     created = _kubectl(cluster, "create", "deployment", "pb-hpa-target", "--image=nginx")
     assert created.returncode == 0, created.stderr
