@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "cluster-info": "kubelite.cli.cluster_info",
     "describe": "kubelite.cli.describe",
     "edit": "kubelite.cli.edit",
+    "explain": "kubelite.cli.explain",
 }
 
 
