@@ -73,3 +73,12 @@ def test_view_and_set_last_applied_match_kubectl(served, tmp_path):
     assert kubelite_text == kubectl_text
     again = served.kubelite("apply", "set-last-applied", "-f", str(changed))
     assert again.stdout == served.kubectl("apply", "set-last-applied", "-f", str(changed)).stdout
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["-f", "/nonexistent/file.yaml"], ["-f"],
+                                  ["-f", "x.yaml", "-k", "."]])
+def test_diff_failures_exit_2_as_kubectl(served, args):
+    theirs, ours = served.kubectl("diff", *args), served.kubelite("diff", *args)
+    assert ours.returncode == theirs.returncode == 2, (theirs.stderr, ours.stderr)
+    if args[-1] != "--bogus" and args != ["-f"]:  # flag-parser wording differs (cobra vs argparse)
+        assert ours.stderr == theirs.stderr

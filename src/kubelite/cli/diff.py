@@ -22,8 +22,22 @@ EXAMPLES = """\
 """
 
 
+class _DiffParser(common.Parser):
+    """kubectl diff reports flag errors through CheckDiffErr too: exit 2, not 1."""
+
+    def error(self, message: str):
+        try:
+            super().error(message)
+        except common.UsageError as err:
+            common.report([err])
+            raise SystemExit(ERROR_EXIT) from None
+
+
 def build_parser() -> common.Parser:
-    p = common.parser("diff", "Diff the live version against a would-be applied version.", EXAMPLES)
+    import argparse
+
+    p = _DiffParser(prog="kubelite diff", description="Diff the live version against a would-be applied version.",
+                    epilog="Examples:\n" + EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_connection_flags(p)
     common.add_namespace_flags(p, all_namespaces=False)
     common.add_filename_flags(p, "to diff")
