@@ -19,7 +19,7 @@ LOCAL_CONFIG = "config.kubernetes.io/local-config"
 def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "") -> ResMap:
     root = os.path.abspath(path)
     try:
-        real = eval_symlinks(root)
+        real = eval_symlinks(root, shown=path)
     except KustomizeError as exc:
         raise KustomizeError(f"must build at directory: not a valid directory: {exc}") from None
     if not os.path.isdir(real):

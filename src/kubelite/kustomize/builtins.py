@@ -76,51 +76,82 @@ def iam_policy_service_accounts(config: dict) -> list:
     return [Resource(docs[0], generated=True)]
 
 
-def run_transformer(config: dict, target, ra) -> None:
-    config = canonical_keys(config)
+def configure_transformer(raw: dict, target):
+    """Configure a builtin transformer from its config resource; returns the function
+    that runs it over an accumulator. Configuration errors name the plugin, as
+    Kustomize's plugin loader does."""
+    from .resource import Resource
+
+    config = canonical_keys(raw)
     kind = config.get("kind")
-    rm = ra.resmap
+    try:
+        return _configure(config, raw, target)
+    except KustomizeError as exc:
+        if kind in _BUILTIN_TRANSFORMERS:
+            raise KustomizeError(f"plugin {Resource(raw).cur_id()} fails configuration: {exc}") from None
+        raise
+
+
+_BUILTIN_TRANSFORMERS = frozenset("""NamespaceTransformer PrefixSuffixTransformer PrefixTransformer SuffixTransformer
+    LabelTransformer AnnotationsTransformer ImageTagTransformer ReplicaCountTransformer PatchTransformer
+    PatchStrategicMergeTransformer PatchJson6902Transformer ReplacementTransformer""".split())
+
+
+def _configure(config: dict, raw: dict, target):
+    kind = config.get("kind")
     specs = specs_from(config.get("fieldSpecs"), f"{kind}.fieldSpecs")
     if kind == "NamespaceTransformer":
         ns = (config.get("metadata") or {}).get("namespace") or ""
-        transformers.namespace(rm, ns, specs, config.get("setRoleBindingSubjects") or "",
-                               bool(config.get("unsetOnly")))
-    elif kind == "PrefixSuffixTransformer":
-        if config.get("prefix"):
-            transformers.prefix_suffix(rm, str(config["prefix"]), "", specs)
-        if config.get("suffix"):
-            transformers.prefix_suffix(rm, "", str(config["suffix"]), specs)
-    elif kind == "PrefixTransformer":
-        transformers.prefix_suffix(rm, str(config.get("prefix") or ""), "", specs)
-    elif kind == "SuffixTransformer":
-        transformers.prefix_suffix(rm, "", str(config.get("suffix") or ""), specs)
-    elif kind == "LabelTransformer":
-        transformers.add_map_entries(rm, config.get("labels") or {}, specs)
-    elif kind == "AnnotationsTransformer":
-        transformers.add_map_entries(rm, config.get("annotations") or {}, specs)
-    elif kind == "ImageTagTransformer":
-        transformers.images(rm, config.get("imageTag") or {}, specs)
-    elif kind == "ReplicaCountTransformer":
-        transformers.replicas(rm, config.get("replica") or {}, specs)
-    elif kind == "PatchTransformer":
-        patches.patch_transformer(rm, config, target.loader, target.schemas())
-    elif kind == "PatchStrategicMergeTransformer":
+        return lambda rm: transformers.namespace(rm, ns, specs, config.get("setRoleBindingSubjects") or "",
+                                                 bool(config.get("unsetOnly")))
+    if kind == "PrefixSuffixTransformer":
+        def prefix_suffix(rm):
+            if config.get("prefix"):
+                transformers.prefix_suffix(rm, str(config["prefix"]), "", specs)
+            if config.get("suffix"):
+                transformers.prefix_suffix(rm, "", str(config["suffix"]), specs)
+        return prefix_suffix
+    if kind == "PrefixTransformer":
+        return lambda rm: transformers.prefix_suffix(rm, str(config.get("prefix") or ""), "", specs)
+    if kind == "SuffixTransformer":
+        return lambda rm: transformers.prefix_suffix(rm, "", str(config.get("suffix") or ""), specs)
+    if kind == "LabelTransformer":
+        return lambda rm: transformers.add_map_entries(rm, config.get("labels") or {}, specs)
+    if kind == "AnnotationsTransformer":
+        return lambda rm: transformers.add_map_entries(rm, config.get("annotations") or {}, specs)
+    if kind == "ImageTagTransformer":
+        return lambda rm: transformers.images(rm, config.get("imageTag") or {}, specs)
+    if kind == "ReplicaCountTransformer":
+        return lambda rm: transformers.replicas(rm, config.get("replica") or {}, specs)
+    if kind == "PatchTransformer":
+        from kubelite.manifest import to_yaml
+
+        plan = patches.configure_patch(config, target.loader, to_yaml(raw))
+        return lambda rm: plan.apply(rm, target.schemas())
+    if kind == "PatchStrategicMergeTransformer":
         if not config.get("paths") and not config.get("patches"):
-            meta = config.get("metadata") or {}
-            raise KustomizeError(f"plugin {kind}.builtin.[noGrp]/{meta.get('name') or '[noName]'}.[noNs] "
-                                 "fails configuration: empty file path and empty patch content")
+            raise KustomizeError("empty file path and empty patch content")
         loaded = patches.load_smp_entries(config.get("paths") or [], target.loader)
         if config.get("patches"):
             loaded += patches._docs(str(config["patches"]))
-        patches.patches_strategic_merge(rm, loaded, target.schemas())
-    elif kind == "PatchJson6902Transformer":
+        if not loaded:
+            raise KustomizeError(f"patch appears to be empty; files={_go_list(config.get('paths') or [])}, "
+                                 f"Patch={config.get('patches') or ''}")
+        return lambda rm: patches.patches_strategic_merge(rm, loaded, target.schemas())
+    if kind == "PatchJson6902Transformer":
         entry = {"target": config.get("target"), "path": config.get("path"), "patch": config.get("jsonOp")}
-        patches.patches_json6902(rm, entry, target.loader)
-    elif kind == "ReplacementTransformer":
+        plan = patches.configure_json6902(entry, target.loader)
+        return plan.apply
+    if kind == "ReplacementTransformer":
         from . import replacements
 
-        replacements.run(rm, replacements.load(config.get("replacements") or [], target.loader))
-    elif kind in ("SortOrderTransformer", "HashTransformer"):
+        loaded = replacements.load(config.get("replacements") or [], target.loader)
+        return lambda rm: replacements.run(rm, loaded)
+    if kind in ("SortOrderTransformer", "HashTransformer"):
         raise KustomizeError(f"unable to load builtin {kind}.builtin.[noGrp]")
-    else:
-        raise KustomizeError(f"unable to load transformer plugin {config.get('apiVersion')}/{kind}: only builtin plugins are supported")
+    raise KustomizeError(f"unable to load transformer plugin {config.get('apiVersion')}/{kind}: "
+                         "only builtin plugins are supported")
+
+
+def _go_list(items: list) -> str:
+    return "[" + " ".join(str(i) for i in items) + "]"

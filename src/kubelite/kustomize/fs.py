@@ -14,9 +14,26 @@ ROOT_ONLY = "LoadRestrictionsRootOnly"
 NONE = "LoadRestrictionsNone"
 
 
-def eval_symlinks(path: str) -> str:
-    if not os.path.lexists(path):
-        raise KustomizeError(f"evalsymlink failure on '{path}' : lstat {path}: no such file or directory")
+def _first_missing(path: str) -> tuple[str, str]:
+    """The prefix of path where an lstat walk stops, and why (as Go's EvalSymlinks reports)."""
+    parts = path.split("/")
+    current = "/" if path.startswith("/") else ""
+    for i, part in enumerate(parts):
+        if not part:
+            continue
+        current = os.path.join(current, part) if current else part
+        if not os.path.lexists(current):
+            return current, "no such file or directory"
+        if i < len(parts) - 1 and not os.path.isdir(current):
+            return os.path.join(current, *[p for p in parts[i + 1:] if p][:1]), "not a directory"
+    return path, "no such file or directory"
+
+
+def eval_symlinks(path: str, shown: str | None = None) -> str:
+    """filepath.EvalSymlinks; `shown` is the path the error names (default: path)."""
+    if not os.path.lexists(path) or not os.path.exists(path):
+        where, why = _first_missing(path)
+        raise KustomizeError(f"evalsymlink failure on '{shown or path}' : lstat {where}: {why}")
     return os.path.realpath(path)
 
 
@@ -29,39 +46,48 @@ class Loader:
     def abs(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.root, path))
 
-    def check_allowed(self, real: str) -> None:
-        if self.restrictor == ROOT_ONLY:
-            root = self.root.rstrip("/") + "/"
-            if not (real + "/").startswith(root) and real != self.root:
-                raise KustomizeError(f"security; file '{real}' is not in or below '{self.root}'")
+    def resolve(self, path: str) -> str:
+        """The file `path` names, as the load restrictor allows it."""
+        full = self.abs(path)
+        if self.restrictor != ROOT_ONLY:
+            return full
+        real = eval_symlinks(full)
+        if os.path.isdir(real):
+            raise KustomizeError(f"'{real}' must resolve to a file")
+        root = self.root.rstrip("/") + "/"
+        if not real.startswith(root):
+            raise KustomizeError(f"security; file '{full}' is not in or below '{self.root}'")
+        return real
+
+    def load_bytes(self, path: str) -> bytes:
+        real = self.resolve(path)
+        try:
+            with open(real, "rb") as f:
+                return f.read()
+        except IsADirectoryError:
+            raise KustomizeError(f"read {real}: is a directory") from None
+        except OSError as exc:
+            raise KustomizeError(f"open {real}: {(exc.strerror or str(exc)).lower()}") from None
 
     def load(self, path: str) -> str:
         """The text of a file named relative to the root."""
-        real = eval_symlinks(self.abs(path))
-        self.check_allowed(real)
-        if os.path.isdir(real):
-            raise KustomizeError(f"read {real}: is a directory")
-        try:
-            with open(real, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise KustomizeError(f"{exc.strerror}: {real}") from None
-        return data.decode("utf-8", errors="replace")
-
-    def load_bytes(self, path: str) -> bytes:
-        real = eval_symlinks(self.abs(path))
-        self.check_allowed(real)
-        with open(real, "rb") as f:
-            return f.read()
+        return self.load_bytes(path).decode("utf-8", errors="replace")
 
     def new(self, path: str) -> "Loader":
         """A loader rooted at a subdirectory (a base, overlay or component)."""
-        real = eval_symlinks(self.abs(path))
+        if not path:
+            raise KustomizeError("new root cannot be empty")
+        if os.path.isabs(path):
+            raise KustomizeError(f"new root '{path}' cannot be absolute")
+        full = self.abs(path)
+        try:
+            real = eval_symlinks(full)
+        except KustomizeError as exc:
+            raise KustomizeError(f"must build at directory: not a valid directory: {exc}") from None
         if not os.path.isdir(real):
-            raise KustomizeError(f"'{real}' must resolve to a file")
-        if self.restrictor == ROOT_ONLY:
-            pass  # bases may live outside the root; only files are restricted
-        for seen in (*self.visited, self.root):
+            raise KustomizeError(f"must build at directory: '{real}': file is not directory")
+        # bases may live outside the root under either restrictor; only cycles are refused
+        for seen in (self.root, *reversed(self.visited)):
             if seen == real or seen.startswith(real.rstrip("/") + "/"):
                 raise KustomizeError(f"cycle detected: candidate root '{real}' contains visited root '{seen}'")
         return Loader(real, self.restrictor, (*self.visited, self.root))

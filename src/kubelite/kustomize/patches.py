@@ -41,7 +41,7 @@ def _docs(text: str) -> list[dict]:
         elif isinstance(d, dict):
             out.append(d)
         else:
-            raise KustomizeError("not a map")
+            raise KustomizeError("missing Resource metadata")
     return out
 
 
@@ -141,86 +141,160 @@ def apply_json_ops(res: Resource, ops: list) -> None:
     res.obj = result
 
 
-def patches_json6902(resmap: ResMap, entry: dict, loader: Loader) -> None:
-    target = entry.get("target")
-    if not target:
-        raise KustomizeError(f"must specify a target for patch {entry.get('patch') or entry.get('path')}")
-    if entry.get("path") and entry.get("patch"):
-        raise KustomizeError("must specify only one of patch and path")
-    if entry.get("path"):
-        text = loader.load(entry["path"])
-    elif entry.get("patch"):
-        text = str(entry["patch"])
+class JsonPatchPlan:
+    """A configured PatchJson6902Transformer: its target selector and operations."""
+
+    def __init__(self, target: dict, ops: list) -> None:
+        self.target = target
+        self.ops = ops
+
+    def apply(self, resmap: ResMap) -> None:
+        for res in Selector(self.target).select(resmap):
+            apply_json_ops(res, self.ops)
+        resmap.names_changed()
+
+
+def _go_json_type(value: object) -> str:
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "array"
+
+
+def configure_json6902(entry: dict, loader: Loader) -> JsonPatchPlan:
+    """PatchJson6902Transformer's configuration step (errors as its Config's)."""
+    target = entry.get("target") if isinstance(entry.get("target"), dict) else {}
+    if not target.get("name"):
+        raise KustomizeError("must specify the target name")
+    path, op_text = str(entry.get("path") or ""), str(entry.get("patch") or "")
+    if not path and not op_text:
+        raise KustomizeError("empty file path and empty jsonOp")
+    if path:
+        if op_text:
+            raise KustomizeError("must specify a file path or jsonOp, not both")
+        op_text = loader.load(path)
+        if not op_text:
+            raise KustomizeError(f"patch file '{path}' empty seems to be empty")
+    if op_text[0] == "[":
+        try:
+            ops = json.loads(op_text)
+        except ValueError as exc:
+            raise KustomizeError(f"decoding {op_text}: {exc}") from None
+        shown = op_text
     else:
-        raise KustomizeError("must specify one of patch and path")
-    ops = load_json_ops(text, entry.get("path") or "inline patch")
-    for res in Selector(target).select(resmap):
-        apply_json_ops(res, ops)
-    resmap.names_changed()
+        from kubelite.manifest._goyaml import decode_yaml
+
+        try:
+            ops = decode_yaml(op_text)
+        except Exception as exc:  # the decoder's own error type
+            raise KustomizeError(f"yaml: {exc}") from None
+        shown = json.dumps(ops, separators=(",", ":"), ensure_ascii=False)
+    if not isinstance(ops, list):
+        raise KustomizeError(f"decoding {shown}: json: cannot unmarshal {_go_json_type(ops)} "
+                             "into Go value of type jsonpatch.Patch")
+    if not ops:
+        raise KustomizeError(f"patch appears to be empty; file={path}, JsonOp={shown}")
+    return JsonPatchPlan(target, ops)
 
 
-def patch_transformer(resmap: ResMap, entry: dict, loader: Loader, schemas: SchemaSource) -> None:
+def patches_json6902(resmap: ResMap, entry: dict, loader: Loader) -> None:
+    configure_json6902(entry, loader).apply(resmap)
+
+
+class PatchPlan:
+    """A configured PatchTransformer: strategic merge patches or JSON operations."""
+
+    def __init__(self, target, sm_patches, json_ops, source: str, allow_name: bool, allow_kind: bool) -> None:
+        self.target = target
+        self.sm_patches = sm_patches
+        self.json_ops = json_ops
+        self.source = source
+        self.allow_name = allow_name
+        self.allow_kind = allow_kind
+
+    def apply(self, resmap: ResMap, schemas: SchemaSource) -> None:
+        if self.json_ops is not None:
+            if not self.target:
+                raise KustomizeError(f"must specify a target for JSON patch {self.source}")
+            for res in Selector(self.target).select(resmap):
+                apply_json_ops(res, self.json_ops)
+            resmap.names_changed()
+            return
+        if not self.sm_patches:
+            return
+        if self.target:
+            if len(self.sm_patches) > 1:
+                raise KustomizeError("Multiple Strategic-Merge Patches in one `patches` entry is not allowed to "
+                                     f"set `patches.target` field: {self.source}")
+            for res in Selector(self.target).select(resmap):
+                if not apply_smp(res, self.sm_patches[0], schemas, self.allow_name, self.allow_kind):
+                    resmap.remove(res)
+            resmap.names_changed()
+            return
+        for patch in self.sm_patches:
+            pid = _patch_id(patch)
+            try:
+                res = _unique_target(resmap, pid)
+            except KustomizeError as exc:
+                raise KustomizeError(f'no resource matches strategic merge patch "{pid}": {exc}') from None
+            if not apply_smp(res, patch, schemas, self.allow_name, self.allow_kind):
+                resmap.remove(res)
+            resmap.names_changed()
+
+
+def configure_patch(entry: dict, loader: Loader, config_text: str) -> PatchPlan:
+    """PatchTransformer's configuration step; config_text is the configuration as
+    Kustomize shows it in its errors."""
     if not isinstance(entry, dict):
         raise KustomizeError(f"invalid patches entry {entry!r}")
     patch_text = str(entry.get("patch") or "").strip()
-    path = entry.get("path") or ""
+    path = str(entry.get("path") or "")
     if not patch_text and not path:
-        raise KustomizeError("must specify one of patch and path in\n" + _dump(entry))
+        raise KustomizeError("must specify one of patch and path in\n" + config_text)
     if patch_text and path:
-        raise KustomizeError("patch and path can't be set at the same time\n" + _dump(entry))
-    source = f'[patch: {json.dumps(patch_text)}]' if patch_text else f'[path: "{path}"]'
-    if path:
+        raise KustomizeError("patch and path can't be set at the same time\n" + config_text)
+    if patch_text:
+        from kubelite.manifest.jsonpath import go_quote
+
+        source = f"[patch: {go_quote(patch_text)}]"
+    else:
+        from kubelite.manifest.jsonpath import go_quote
+
+        source = f"[path: {go_quote(path)}]"
         try:
             patch_text = loader.load(path)
         except KustomizeError as exc:
             raise KustomizeError(f"failed to get the patch file from path({path}): {exc}") from None
-    options = entry.get("options") or {}
-    target = entry.get("target")
-    sm_patches, sm_err = None, None
+    sm_patches, sm_ok = None, True
     try:
         sm_patches = _docs(patch_text)
-    except KustomizeError as exc:
-        sm_err = exc
+    except KustomizeError:
+        sm_ok = False
     json_ops = None
     try:
         json_ops = load_json_ops(patch_text, source)
     except KustomizeError:
         json_ops = None
-    if sm_patches and json_ops:
+    if sm_ok and json_ops is not None:
         raise KustomizeError(f"illegally qualifies as both an SM and JSON patch: {source}")
-    if json_ops is not None and not sm_patches:
-        if not target:
-            raise KustomizeError(f"must specify a target for JSON patch {source}")
-        for res in Selector(target).select(resmap):
-            apply_json_ops(res, json_ops)
-        resmap.names_changed()
-        return
-    if sm_err is not None or sm_patches is None:
+    if not sm_ok and json_ops is None:
         raise KustomizeError(f"unable to parse SM or JSON patch from {source}")
-    if not sm_patches:
-        return
-    allow_name, allow_kind = bool(options.get("allowNameChange")), bool(options.get("allowKindChange"))
-    if target:
-        if len(sm_patches) > 1:
-            raise KustomizeError(
-                f"Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {source}")
-        for res in Selector(target).select(resmap):
-            if not apply_smp(res, sm_patches[0], schemas, allow_name, allow_kind):
-                resmap.remove(res)
-        resmap.names_changed()
-        return
-    for patch in sm_patches:
-        pid = _patch_id(patch)
-        try:
-            res = _unique_target(resmap, pid)
-        except KustomizeError as exc:
-            raise KustomizeError(f'no resource matches strategic merge patch "{pid}": {exc}') from None
-        if not apply_smp(res, patch, schemas, allow_name, allow_kind):
-            resmap.remove(res)
-        resmap.names_changed()
+    options = entry.get("options") if isinstance(entry.get("options"), dict) else {}
+    return PatchPlan(entry.get("target"), sm_patches if sm_ok else None, None if sm_ok else json_ops, source,
+                     bool(options.get("allowNameChange")), bool(options.get("allowKindChange")))
 
 
-def _dump(entry: dict) -> str:
-    import yaml
+def patch_transformer(resmap: ResMap, entry: dict, loader: Loader, schemas: SchemaSource) -> None:
+    configure_patch(entry, loader, builtin_config_text(entry)).apply(resmap, schemas)
 
-    return yaml.safe_dump(entry, default_flow_style=False, sort_keys=False)
+
+def builtin_config_text(config: dict) -> str:
+    """A builtin plugin's configuration as Kustomize marshals it (sigs.k8s.io/yaml)."""
+    from kubelite.manifest import to_yaml
+
+    return to_yaml({k: v for k, v in config.items() if v not in (None, "", {}, [])}) if config else ""

@@ -6,9 +6,9 @@ import os
 
 from . import generators, kustomization as kz, origin as origins, patches, transformers, yamlv3
 from .defaults import NameBackRef, TransformerConfig, default_config
-from .errors import KustomizeError
+from .errors import KustomizeError, MalformedYAMLError
 from .fieldspec import FieldSpec, specs_from
-from .fs import Loader, eval_symlinks, find_kustomization
+from .fs import Loader, find_kustomization
 from .resmap import ResMap
 from .resource import Resource
 
@@ -112,8 +112,7 @@ class Target:
         kind = k.get("kind") or "Kustomization"
         if kind == "Component" and (k.get("apiVersion") or "") != kz.COMPONENT_API:
             raise KustomizeError(
-                f"couldn't make target for path '{self.root}': Failed to read kustomization file under {self.root}:\n"
-                f"apiVersion for Component should be {kz.COMPONENT_API}")
+                f"Failed to read kustomization file under {self.root}:\napiVersion for Component should be {kz.COMPONENT_API}")
         self.kind = kind
         self.resources = kz.as_list(k, "resources") + kz.as_list(k, "bases")
         images = kz.as_list(k, "images") + kz.as_list(k, "imageTags")
@@ -145,54 +144,75 @@ class Target:
         return ra
 
     def _accumulate_resources(self, ra: Accumulator, paths: list) -> None:
+        """Each path is tried as a file of resources, then as a kustomization directory;
+        when both fail the error tells both stories, as Kustomize's does."""
         for path in paths:
             path = str(path)
-            full = self.loader.abs(path)
-            if os.path.isfile(full) or not os.path.exists(full):
-                try:
-                    text = self.loader.load(path)
-                except KustomizeError as exc:
-                    if not os.path.lexists(full):
-                        raise KustomizeError(
-                            f"accumulation err='accumulating resources from '{path}': {exc}': "
-                            f"must build at directory: not a valid directory: {exc}") from None
-                    raise KustomizeError(f"accumulating resources from '{path}': {exc}") from None
-                try:
-                    for res in resources_from_text(text, path):
-                        if self.origin is not None:
-                            res.origin = origins.append(self.origin, path)
-                        ra.resmap.append(res)
-                except KustomizeError as exc:
-                    raise KustomizeError(f"accumulating resources from '{path}': {exc}") from None
+            file_error = self._accumulate_file(ra, path)
+            if file_error is None:
                 continue
-            self._accumulate_directory(ra, path, component=False)
+            try:
+                sub_loader = self.loader.new(path)
+            except KustomizeError as exc:
+                if isinstance(file_error, MalformedYAMLError):
+                    raise file_error from None
+                raise KustomizeError(f"accumulation err='{file_error}': {exc}") from None
+            try:
+                self._accumulate_directory(ra, sub_loader, path, component=False)
+            except KustomizeError as exc:
+                raise KustomizeError(f"accumulation err='{file_error}': {exc}") from None
 
-    def _accumulate_directory(self, ra: Accumulator, path: str, component: bool) -> None:
-        sub_loader = self.loader.new(path)
-        sub = Target(sub_loader, None if self.origin is None else origins.append(self.origin, path), self.state)
+    def _accumulate_file(self, ra: Accumulator, path: str) -> KustomizeError | None:
+        try:
+            resources = resources_from_text(self.loader.load(path), path)
+        except KustomizeError as exc:
+            return type(exc)(f"accumulating resources from '{path}': {exc}")
+        for res in resources:
+            if self.origin is not None:
+                res.origin = origins.append(self.origin, path)
+            try:
+                ra.resmap.append(res)
+            except KustomizeError as exc:
+                return KustomizeError(f"merging resources from '{path}': {exc}")
+        return None
+
+    def _accumulate_directory(self, ra: Accumulator, sub_loader: Loader, path: str, component: bool) -> None:
+        root = sub_loader.root
+        try:
+            sub = Target(sub_loader, None if self.origin is None else origins.append(self.origin, path), self.state)
+        except KustomizeError as exc:
+            raise KustomizeError(f"couldn't make target for path '{root}': {exc}") from None
         sub.set_schema(reset=False)
+        if component and not sub.is_component:
+            raise KustomizeError(f"expected kind 'Component' for path '{root}' but got '{sub.kind}'")
+        if not component and sub.is_component:
+            raise KustomizeError(f"expected kind != 'Component' for path '{root}'")
+        try:
+            # a component adds to its parent's accumulator; a kustomization builds its own
+            sub_ra = sub.accumulate(ra if component else None)
+        except KustomizeError as exc:
+            raise KustomizeError(f"recursed accumulation of path '{root}': {exc}") from None
         if component:
-            if not sub.is_component:
-                raise KustomizeError(f"expected kind 'Component' for path '{sub.root}' but got '{sub.kind}'")
-            sub.accumulate(ra)
             return
-        if sub.is_component:
-            raise KustomizeError(
-                f"accumulation err='accumulating resources from '{path}': '{sub.root}' must resolve to a file': "
-                f"expected kind != 'Component' for path '{sub.root}'")
-        sub_ra = sub.accumulate()
         try:
             ra.resmap.append_all(sub_ra.resmap)
+            ra.config.merge(sub_ra.config)
+            ra.merge_vars(sub_ra.vars, match=False)
         except KustomizeError as exc:
-            raise KustomizeError(
-                f"accumulation err='accumulating resources from '{path}': '{sub.root}' must resolve to a file': "
-                f"recursed merging from path '{sub.root}': {exc}") from None
-        ra.config.merge(sub_ra.config)
-        ra.merge_vars(sub_ra.vars, match=False)
+            raise KustomizeError(f"recursed merging from path '{root}': {exc}") from None
 
     def _accumulate_components(self, ra: Accumulator, paths: list) -> None:
+        from kubelite.manifest.jsonpath import go_quote
+
         for path in paths:
-            self._accumulate_directory(ra, str(path), component=True)
+            try:
+                sub_loader = self.loader.new(str(path))
+            except KustomizeError as exc:
+                raise KustomizeError(f"loader.New {go_quote(str(exc))}") from None
+            try:
+                self._accumulate_directory(ra, sub_loader, str(path), component=True)
+            except KustomizeError as exc:
+                raise KustomizeError(f"accumulateDirectory: {go_quote(str(exc))}") from None
 
     # -- generators -----------------------------------------------------------------
     def _run_generators(self, ra: Accumulator) -> None:
@@ -226,69 +246,81 @@ class Target:
 
     # -- transformers ---------------------------------------------------------------
     def _run_transformers(self, ra: Accumulator) -> None:
+        """Configure every transformer (builtin fields, then `transformers:` entries), then
+        run them in Kustomize's order; configuration errors come before any run."""
+        steps = self._builtin_transformers(ra) + self._external_transformers()
+        rm = ra.resmap
+        for run, origin in steps:
+            run(rm)
+            rm.names_changed()
+            origins.record_transformer(rm, origin)
+
+    def _configured(self, kind: str, config: dict, configure):
+        """Kustomize's configureBuiltinPlugin: errors show the plugin's configuration."""
+        try:
+            return configure()
+        except KustomizeError as exc:
+            text = patches.builtin_config_text(config)
+            raise KustomizeError(f"trouble configuring builtin {kind} with config: `\n{text}`: {exc}") from None
+
+    def _builtin_transformers(self, ra: Accumulator) -> list:
         k = self.k
         tc = ra.config
-        rm = ra.resmap
-        schemas = self.schemas()
+        steps: list = []
 
-        def done(kind: str) -> None:
-            origins.record_transformer(rm, self._builtin_origin(kind))
+        def add(kind: str, run) -> None:
+            steps.append((run, self._builtin_origin(kind)))
 
         psm = kz.as_list(k, "patchesStrategicMerge")
         if psm:
-            try:
-                loaded = patches.load_smp_entries(psm, self.loader)
-            except KustomizeError as exc:
-                raise KustomizeError(
-                    "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n"
-                    + "".join(f"- {p}\n" for p in psm) + f"`: {exc}") from None
-            patches.patches_strategic_merge(rm, loaded, schemas)
-            done("PatchStrategicMergeTransformer")
+            loaded = self._configured("PatchStrategicMergeTransformer", {"paths": psm},
+                                      lambda: patches.load_smp_entries(psm, self.loader))
+            add("PatchStrategicMergeTransformer",
+                lambda rm: patches.patches_strategic_merge(rm, loaded, self.schemas()))
         for entry in kz.as_list(k, "patches"):
-            patches.patch_transformer(rm, entry, self.loader, schemas)
-            done("PatchTransformer")
+            config = _patch_config(entry)
+            plan = self._configured("PatchTransformer", config, lambda: patches.configure_patch(
+                entry, self.loader, patches.builtin_config_text(config)))
+            add("PatchTransformer", lambda rm, plan=plan: plan.apply(rm, self.schemas()))
         ns = k.get("namespace")
         if ns:
-            transformers.namespace(rm, str(ns), tc.namespace)
-            done("NamespaceTransformer")
+            add("NamespaceTransformer", lambda rm: transformers.namespace(rm, str(ns), tc.namespace))
         if k.get("namePrefix"):
-            transformers.prefix_suffix(rm, str(k["namePrefix"]), "", tc.name_prefix)
-            done("PrefixTransformer")
+            add("PrefixTransformer", lambda rm: transformers.prefix_suffix(rm, str(k["namePrefix"]), "", tc.name_prefix))
         if k.get("nameSuffix"):
-            transformers.prefix_suffix(rm, "", str(k["nameSuffix"]), tc.name_suffix)
-            done("SuffixTransformer")
+            add("SuffixTransformer", lambda rm: transformers.prefix_suffix(rm, "", str(k["nameSuffix"]), tc.name_suffix))
         labels = kz.as_list(k, "labels")
         for label in labels:
-            transformers.add_map_entries(rm, label.get("pairs") or {}, self._label_specs(label, tc))
-            done("LabelTransformer")
+            add("LabelTransformer", lambda rm, label=label: transformers.add_map_entries(
+                rm, label.get("pairs") or {}, self._label_specs(label, tc)))
         if labels or kz.as_map(k, "commonLabels"):
             # Kustomize configures the commonLabels transformer whenever either field is set
-            transformers.add_map_entries(rm, kz.as_map(k, "commonLabels"), tc.common_labels)
-            done("LabelTransformer")
+            add("LabelTransformer", lambda rm: transformers.add_map_entries(
+                rm, kz.as_map(k, "commonLabels"), tc.common_labels))
         if kz.as_map(k, "commonAnnotations"):
-            transformers.add_map_entries(rm, kz.as_map(k, "commonAnnotations"), tc.common_annotations)
-            done("AnnotationsTransformer")
+            add("AnnotationsTransformer", lambda rm: transformers.add_map_entries(
+                rm, kz.as_map(k, "commonAnnotations"), tc.common_annotations))
         for entry in kz.as_list(k, "patchesJson6902"):
-            patches.patches_json6902(rm, entry, self.loader)
-            done("PatchJson6902Transformer")
+            config = {"target": entry.get("target"), "path": entry.get("path"), "jsonOp": entry.get("patch")}
+            plan = self._configured("PatchJson6902Transformer", config,
+                                    lambda: patches.configure_json6902(entry, self.loader))
+            add("PatchJson6902Transformer", plan.apply)
         for entry in kz.as_list(k, "replicas"):
-            transformers.replicas(rm, entry, tc.replicas)
-            done("ReplicaCountTransformer")
+            add("ReplicaCountTransformer", lambda rm, entry=entry: transformers.replicas(rm, entry, tc.replicas))
         for entry in self.images:
-            transformers.images(rm, entry, tc.images)
-            done("ImageTagTransformer")
+            add("ImageTagTransformer", lambda rm, entry=entry: transformers.images(rm, entry, tc.images))
         if kz.as_list(k, "replacements"):
             from . import replacements
 
-            replacements.run(rm, replacements.load(kz.as_list(k, "replacements"), self.loader))
-            rm.names_changed()
-            done("ReplacementTransformer")
-        for config, config_origin in self._plugin_configs(kz.as_list(k, "transformers")):
-            from .builtins import run_transformer
+            loaded = replacements.load(kz.as_list(k, "replacements"), self.loader)
+            add("ReplacementTransformer", lambda rm: replacements.run(rm, loaded))
+        return steps
 
-            run_transformer(config, self, ra)
-            ra.resmap.names_changed()
-            origins.record_transformer(rm, origins.from_plugin_config(config_origin, config))
+    def _external_transformers(self) -> list:
+        from .builtins import configure_transformer
+
+        return [(configure_transformer(config, self), origins.from_plugin_config(config_origin, config))
+                for config, config_origin in self._plugin_configs(kz.as_list(self.k, "transformers"))]
 
     def _label_specs(self, label: dict, tc: TransformerConfig) -> list[FieldSpec]:
         specs = specs_from(label.get("fields"), "labels.fields") + list(tc.labels)
@@ -345,6 +377,13 @@ class Target:
 
 # The Kubernetes OpenAPI documents Kustomize v5.5 carries (openapi: version:).
 BUILTIN_OPENAPI_VERSIONS = frozenset({"v1.21.2"})
+
+
+def _patch_config(entry: object) -> dict:
+    """A `patches:` entry as Kustomize hands it to PatchTransformer (path, patch, target, options)."""
+    if not isinstance(entry, dict):
+        return {}
+    return {key: entry.get(key) for key in ("path", "patch", "target", "options")}
 
 
 def _custom_schema(text: str) -> patches.SchemaSource:

@@ -13,7 +13,7 @@ import re
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from .errors import KustomizeError
+from .errors import KustomizeError, MalformedYAMLError
 
 _Base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 _PLAIN = "tag:kubelite:plain"
@@ -168,5 +168,5 @@ def load_all(text: str) -> list:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         where = f"line {mark.line + 1}: " if mark is not None else ""
-        raise KustomizeError(f"MalformedYAMLError: yaml: {where}{problem}") from None
+        raise MalformedYAMLError(f"MalformedYAMLError: yaml: {where}{problem}") from None
     return [None if n is None else _build(n, set()) for n in nodes]
