@@ -12,314 +12,431 @@ from kubelite.server.errors import bad_request
 
 Predicate = Callable[[dict], bool]
 
-_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_OPERATORS = ("in", "notin", "=", "==", "!=", "gt", "lt")
+_INT64 = re.compile(r"^[+-]?[0-9]+$")
 
-# The lexer's special characters; everything else (up to whitespace) is an identifier.
-_SPECIAL = set("!=(),<>")
+_NAME_RULE = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+              "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+              "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+_SUBDOMAIN_RULE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                   "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+                   "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+_VALUE_RULE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+               "and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
+               "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+# --- labels: the lexer -------------------------------------------------------------------
+# Token kinds. The lexer is kube's: runs of special characters form the longest known operator,
+# anything else up to whitespace or a special character is an identifier (or the keywords
+# in/notin); an error names the token found as its literal text.
+END, IDENT, OPEN, CLOSE, COMMA, NOT, EQ, EQEQ, NEQ, GT, LT, IN, NOTIN = (
+    "end", "ident", "(", ")", ",", "!", "=", "==", "!=", ">", "<", "in", "notin")
+_SYMBOLS = {")": CLOSE, ",": COMMA, "!": NOT, "==": EQEQ, "=": EQ, ">": GT, "<": LT, "!=": NEQ, "(": OPEN}
+_KEYWORDS = {"in": IN, "notin": NOTIN}
+_SPECIAL = frozenset("=!(),><")
+_WHITESPACE = frozenset(" \t\r\n")
 
 
-def _tokens(text: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch.isspace():
+def _lex(text: str) -> list[tuple[str, str]]:
+    """(kind, literal) tokens, always ending with (END, "")."""
+    tokens: list[tuple[str, str]] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i] in _WHITESPACE:
             i += 1
-            continue
-        if ch in _SPECIAL:
-            j = i
-            while j < len(text) and text[j] in _SPECIAL and text[j] not in "(),":
+        # A NUL byte reads as the end of input, as in kube's byte-wise lexer.
+        if i >= n or text[i] == "\0":
+            tokens.append((END, ""))
+            return tokens
+        if text[i] in _SPECIAL:
+            j, best = i, None
+            while j < n and text[j] in _SPECIAL:
+                if text[i:j + 1] in _SYMBOLS:
+                    best = j + 1
+                elif best is not None:
+                    break
                 j += 1
-            if j == i:
-                j = i + 1
-            out.append(("op", text[i:j]))
-            i = j
+            literal = text[i:best]
+            tokens.append((_SYMBOLS[literal], literal))
+            i = best
             continue
         j = i
-        while j < len(text) and not text[j].isspace() and text[j] not in _SPECIAL:
+        while j < n and text[j] not in _SPECIAL and text[j] not in _WHITESPACE and text[j] != "\0":
             j += 1
-        out.append(("id", text[i:j]))
-        i = j
-    return out
+        word = text[i:j]
+        tokens.append((_KEYWORDS.get(word, IDENT), word))
+        i = j + 1 if j < n and text[j] == "\0" else j
 
 
-def _check_key(key: str) -> None:
-    prefix, _, name = key.rpartition("/")
+# --- labels: the parser ------------------------------------------------------------------
+
+class _SelectorSyntaxError(Exception):
+    pass
+
+
+class _Tokens:
+    """Cursor over the tokens. In value position the keywords in/notin are plain identifiers."""
+
+    def __init__(self, tokens):
+        self.items = tokens
+        self.pos = 0
+
+    def peek(self, values: bool = True) -> tuple[str, str]:
+        kind, literal = self.items[min(self.pos, len(self.items) - 1)]
+        return (IDENT if values and kind in (IN, NOTIN) else kind), literal
+
+    def take(self, values: bool = True) -> tuple[str, str]:
+        token = self.peek(values)
+        self.pos += 1
+        return token
+
+
+_BINARY = {IN: "in", NOTIN: "notin", EQ: "=", EQEQ: "==", NEQ: "!=", GT: "gt", LT: "lt"}
+
+
+def parse_label_requirements(text: str | None) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(key, operator, values) requirements, or StatusError(400) with kube-apiserver's wording."""
+    try:
+        return _parse_requirements(_Tokens(_lex(text or "")))
+    except _SelectorSyntaxError as exc:
+        raise bad_request(str(exc)) from None
+
+
+def _parse_requirements(toks: _Tokens) -> list[tuple[str, str, tuple[str, ...]]]:
+    requirements = []
+    while True:
+        kind, literal = toks.peek()
+        if kind == END:
+            return requirements
+        if kind not in (IDENT, NOT):
+            raise _SelectorSyntaxError(f"found '{literal}', expected: !, identifier, or 'end of string'")
+        try:
+            requirements.append(_parse_requirement(toks))
+        except _SelectorSyntaxError as exc:
+            raise _SelectorSyntaxError(f"unable to parse requirement: {exc}") from None
+        kind, literal = toks.take()
+        if kind == END:
+            return requirements
+        if kind != COMMA:
+            raise _SelectorSyntaxError(f"found '{literal}', expected: ',' or 'end of string'")
+        kind, literal = toks.peek()
+        if kind not in (IDENT, NOT):
+            raise _SelectorSyntaxError(f"found '{literal}', expected: identifier after ','")
+
+
+def _parse_requirement(toks: _Tokens) -> tuple[str, str, tuple[str, ...]]:
+    kind, key = toks.take()
+    negated = kind == NOT
+    if negated:
+        kind, key = toks.take()
+    if kind != IDENT:
+        raise _SelectorSyntaxError(f"found '{key}', expected: identifier")
+    key_problems = _key_problems(key)
+    if key_problems:
+        # Checked before a requirement exists, so the field path is Go's nil path.
+        raise _SelectorSyntaxError(f'<nil>: Invalid value: "{_go_quote(key)}": ' + "; ".join(key_problems))
+    if negated:
+        return _requirement(key, "!", ())
+    if toks.peek()[0] in (END, COMMA):
+        return _requirement(key, "exists", ())
+    kind, literal = toks.take(values=False)
+    if kind not in _BINARY:
+        raise _SelectorSyntaxError(f"found '{literal}', expected: in, notin, =, ==, !=, gt, lt")
+    values = _parse_value_set(toks) if kind in (IN, NOTIN) else _parse_exact_value(toks)
+    return _requirement(key, _BINARY[kind], tuple(sorted(values, key=lambda v: v.encode())))
+
+
+def _parse_value_set(toks: _Tokens) -> set[str]:
+    kind, literal = toks.take()
+    if kind != OPEN:
+        raise _SelectorSyntaxError(f"found '{literal}' expected: '('")
+    kind, literal = toks.peek()
+    if kind == CLOSE:  # "()" is the set holding the empty value
+        toks.take()
+        return {""}
+    if kind not in (IDENT, COMMA):
+        raise _SelectorSyntaxError(f"found '{literal}', expected: ',', ')' or identifier")
+    values = _parse_value_list(toks)
+    if toks.take()[0] != CLOSE:
+        raise _SelectorSyntaxError(f"found '{literal}', expected: ')'")
+    return values
+
+
+def _parse_value_list(toks: _Tokens) -> set[str]:
+    # Empty entries (a leading, doubled or trailing comma) stand for the empty value; kube 1.32
+    # also steps over the second comma of a ",," pair, which this keeps.
+    values: set[str] = set()
+    while True:
+        kind, literal = toks.take()
+        if kind == IDENT:
+            values.add(literal)
+            after, after_literal = toks.peek()
+            if after == COMMA:
+                continue
+            if after == CLOSE:
+                return values
+            raise _SelectorSyntaxError(f"found '{after_literal}', expected: ',' or ')'")
+        if kind == COMMA:
+            if not values:
+                values.add("")
+            after = toks.peek()[0]
+            if after == CLOSE:
+                values.add("")
+                return values
+            if after == COMMA:
+                toks.take()
+                values.add("")
+            continue
+        raise _SelectorSyntaxError(f"found '{literal}', expected: ',', or identifier")
+
+
+def _parse_exact_value(toks: _Tokens) -> set[str]:
+    if toks.peek()[0] in (END, COMMA):
+        return {""}
+    kind, literal = toks.take()
+    if kind != IDENT:
+        raise _SelectorSyntaxError(f"found '{literal}', expected: identifier")
+    return {literal}
+
+
+def _requirement(key: str, op: str, values: tuple[str, ...]) -> tuple[str, str, tuple[str, ...]]:
+    """Validate as a requirement is built; several problems are reported together, bracketed."""
+    problems: list[str] = []
+    if op in ("gt", "lt"):
+        for i, value in enumerate(values):
+            if not _is_int64(value):
+                problems.append(f'values[{i}]: Invalid value: "{_go_quote(value)}": '
+                                "for 'Gt', 'Lt' operators, the value must be an integer")
+    for i, value in enumerate(values):
+        value_problems = _value_problems(value)
+        if value_problems:
+            problems.append(f'values[{i}][{key}]: Invalid value: "{_go_quote(value)}": '
+                            + "; ".join(value_problems))
+    unique = list(dict.fromkeys(problems))
+    if len(unique) == 1:
+        raise _SelectorSyntaxError(unique[0])
+    if unique:
+        raise _SelectorSyntaxError("[" + ", ".join(unique) + "]")
+    return key, op, values
+
+
+def _key_problems(key: str) -> list[str]:
+    parts = key.split("/")
+    if len(parts) > 2:
+        return ["a qualified name " + _NAME_RULE + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     problems = []
-    if not name or len(name) > 63 or not _NAME.match(name):
-        problems.append(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-            "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
-            "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-        )
-    if "/" in key and (not prefix or len(prefix) > 253 or not _PREFIX.match(prefix)):
-        problems.append("prefix part a lowercase RFC 1123 subdomain")
-    if problems:
-        raise bad_request(f'unable to parse requirement: key: Invalid value: "{key}": ' + problems[0])
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            problems.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                problems.append("prefix part must be no more than 253 characters")
+            if not _SUBDOMAIN.fullmatch(prefix):
+                problems.append("prefix part " + _SUBDOMAIN_RULE)
+    if not name:
+        problems.append("name part must be non-empty")
+    elif len(name) > 63:
+        problems.append("name part must be no more than 63 characters")
+    if not _NAME.fullmatch(name):
+        problems.append("name part " + _NAME_RULE)
+    return problems
 
 
-def _check_value(value: str) -> None:
+def _value_problems(value: str) -> list[str]:
+    problems = []
     if len(value) > 63:
-        raise bad_request(
-            f'unable to parse requirement: values[0][{value}]: Invalid value: "{value}": '
-            "must be no more than 63 characters"
-        )
-    if not _VALUE.match(value):
-        raise bad_request(
-            f'unable to parse requirement: values[0][{value}]: Invalid value: "{value}": a valid label '
-            "must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
-            "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
-            "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-        )
+        problems.append("must be no more than 63 characters")
+    if not _VALUE.fullmatch(value):
+        problems.append(_VALUE_RULE)
+    return problems
 
+
+def _is_int64(text: str) -> bool:
+    return bool(_INT64.fullmatch(text)) and -(2 ** 63) <= int(text) < 2 ** 63
+
+
+def _go_quote(text: str) -> str:
+    """The inside of Go's %q for text: JSON escaping is close enough for selector input."""
+    import json
+
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+# --- labels: matching --------------------------------------------------------------------
 
 def parse_label_selector(text: str | None) -> Predicate | None:
     """None for an empty selector (everything matches)."""
-    if not text or not text.strip():
+    requirements = parse_label_requirements(text)
+    if not requirements:
         return None
-    toks = _tokens(text)
-    reqs: list[Predicate] = []
-    i = 0
-
-    def peek(k=0):
-        return toks[i + k] if i + k < len(toks) else ("end", "")
-
-    while True:
-        kind, val = peek()
-        negate = False
-        if kind == "op" and val == "!":
-            negate = True
-            i += 1
-            kind, val = peek()
-        if kind != "id":
-            raise bad_request(f"unable to parse requirement: found '{val}', expected: identifier")
-        key = val
-        i += 1
-        _check_key(key)
-        kind, op = peek()
-        if negate:
-            if kind not in ("end",) and not (kind == "op" and op == ","):
-                raise bad_request(f"unable to parse requirement: found '{op}', expected: ',' or 'end of string'")
-            reqs.append(_not_exists(key))
-        elif kind == "end" or (kind == "op" and op == ","):
-            reqs.append(_exists(key))
-        else:
-            i += 1
-            if kind == "id" and op in ("in", "notin"):
-                values = _parse_set(toks, i, text)
-                i = values[1]
-                for v in values[0]:
-                    _check_value(v)
-                reqs.append(_in(key, set(values[0])) if op == "in" else _notin(key, set(values[0])))
-            elif kind == "op" and op in ("=", "==", "!="):
-                k2, v2 = peek()
-                value = ""
-                if k2 == "id":
-                    value = v2
-                    i += 1
-                    if peek()[0] == "id":
-                        raise bad_request(
-                            f"unable to parse requirement: found '{peek()[1]}', expected: ',' or 'end of string'"
-                        )
-                elif k2 == "op" and v2 != ",":
-                    raise bad_request(f"unable to parse requirement: found '{v2}', expected: identifier")
-                _check_value(value)
-                reqs.append(_notin(key, {value}) if op == "!=" else _in(key, {value}))
-            elif kind == "op" and op in (">", "<"):
-                k2, v2 = peek()
-                i += 1
-                try:
-                    bound = int(v2)
-                except ValueError:
-                    raise bad_request(
-                        f"unable to parse requirement: values[0]: Invalid value: \"{v2}\": for 'Gt', 'Lt' "
-                        "operators, the value must be an integer"
-                    ) from None
-                reqs.append(_compare(key, bound, op))
-            else:
-                raise bad_request(
-                    f"unable to parse requirement: found '{op}', expected: in, notin, =, ==, !=, gt, lt"
-                )
-        kind, val = peek()
-        if kind == "end":
-            break
-        if kind == "op" and val == ",":
-            i += 1
-            continue
-        raise bad_request(f"unable to parse requirement: found '{val}', expected: ',' or 'end of string'")
+    checks = [_check(key, op, values) for key, op, values in requirements]
 
     def matches(obj: dict) -> bool:
-        return all(req(_labels(obj)) for req in reqs)
+        labels = _labels(obj)
+        return all(check(labels) for check in checks)
 
     return matches
 
 
-def _parse_set(toks, i, text):
-    if i >= len(toks) or toks[i] != ("op", "("):
-        found = toks[i][1] if i < len(toks) else ""
-        raise bad_request(f"unable to parse requirement: found '{found}', expected: '('")
-    i += 1
-    values: list[str] = []
-    expect_value = True
-    while True:
-        if i >= len(toks):
-            raise bad_request("unable to parse requirement: found '', expected: ')'")
-        kind, val = toks[i]
-        i += 1
-        if kind == "op" and val == ")":
-            if expect_value and values:
-                values.append("")
-            break
-        if kind == "op" and val == ",":
-            if expect_value:
-                values.append("")
-            expect_value = True
-            continue
-        if kind == "id":
-            values.append(val)
-            expect_value = False
-            continue
-        raise bad_request(f"unable to parse requirement: found '{val}', expected: ',', ')' or identifier")
-    return values, i
-
-
 def _labels(obj: dict) -> dict:
-    return ((obj.get("metadata") or {}).get("labels")) or {}
+    labels = (obj.get("metadata") or {}).get("labels")
+    return labels if isinstance(labels, dict) else {}
 
 
-def _exists(key):
-    return lambda labels: key in labels
+def _check(key: str, op: str, values: tuple[str, ...]) -> Callable[[dict], bool]:
+    if op in ("in", "=", "=="):
+        return lambda labels: key in labels and labels[key] in values
+    if op in ("notin", "!="):
+        return lambda labels: key not in labels or labels[key] not in values
+    if op == "exists":
+        return lambda labels: key in labels
+    if op == "!":
+        return lambda labels: key not in labels
+    bound = int(values[0])
 
-
-def _not_exists(key):
-    return lambda labels: key not in labels
-
-
-def _in(key, values):
-    return lambda labels: key in labels and labels[key] in values
-
-
-def _notin(key, values):
-    return lambda labels: key not in labels or labels[key] not in values
-
-
-def _compare(key, bound, op):
-    def check(labels):
-        try:
-            value = int(labels[key])
-        except (KeyError, ValueError):
+    def compare(labels: dict) -> bool:
+        value = labels.get(key)
+        if not isinstance(value, str) or not _is_int64(value):
             return False
-        return value > bound if op == ">" else value < bound
+        return int(value) > bound if op == "gt" else int(value) < bound
 
-    return check
+    return compare
 
 
 # --- fields -----------------------------------------------------------------------------
 
-# Field selectors kube-apiserver supports beyond metadata.name / metadata.namespace.
-EXTRA_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("", "pods"): ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
-                   "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
-                   "status.podIPs", "status.nominatedNodeName"),
-    ("", "secrets"): ("type",),
-    ("", "events"): ("involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-                     "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-                     "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
-    ("", "namespaces"): ("status.phase",),
-    ("", "nodes"): ("spec.unschedulable",),
-    ("", "replicationcontrollers"): ("status.replicas",),
-    ("apps", "replicasets"): ("status.replicas",),
-    ("batch", "jobs"): ("status.successful",),
-    ("certificates.k8s.io", "certificatesigningrequests"): ("spec.signerName",),
+# Kinds whose API version registers its own field-label conversion: the labels each accepts and
+# the wording of a refusal (kube-apiserver 1.32). Every other built-in kind takes only
+# metadata.name and metadata.namespace, refused in the generic wording.
+_NOT_SUPPORTED = "field label not supported: {}"
+FIELD_LABELS: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
+    ("", "pods"): (("metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
+                    "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
+                    "status.podIP", "status.podIPs", "status.nominatedNodeName"), _NOT_SUPPORTED),
+    ("", "nodes"): (("metadata.name", "spec.unschedulable"), _NOT_SUPPORTED),
+    ("", "replicationcontrollers"): (("metadata.name", "metadata.namespace", "status.replicas"),
+                                     _NOT_SUPPORTED),
+    ("", "events"): (("involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                      "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                      "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type",
+                      "metadata.namespace", "metadata.name"), _NOT_SUPPORTED),
+    ("", "namespaces"): (("status.phase", "metadata.name"), _NOT_SUPPORTED),
+    ("", "secrets"): (("type", "metadata.namespace", "metadata.name"), _NOT_SUPPORTED),
+    ("", "services"): (("metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type"), _NOT_SUPPORTED),
+    ("apps", "statefulsets"): (("metadata.name", "metadata.namespace", "status.successful"),
+                               "field label not supported for appsv1.StatefulSet: {}"),
+    ("batch", "jobs"): (("metadata.name", "metadata.namespace", "status.successful"), _NOT_SUPPORTED),
+    ("certificates.k8s.io", "certificatesigningrequests"): (("metadata.name", "spec.signerName"),
+                                                            _NOT_SUPPORTED),
+}
+# Labels another name stands for (old v1 clients send spec.host for a pod's node).
+_ALIASES = {("", "pods", "spec.host"): "spec.nodeName"}
+# Selectable fields whose value is not simply the object's field at that path: (path, default).
+_SOURCES = {
+    ("", "pods", "spec.hostNetwork"): ("spec.hostNetwork", False),
+    ("", "nodes", "spec.unschedulable"): ("spec.unschedulable", False),
+    ("", "replicationcontrollers", "status.replicas"): ("status.replicas", 0),
+    ("batch", "jobs", "status.successful"): ("status.succeeded", 0),
+    ("", "events", "source"): ("source.component", None),
 }
 
 
-def _field_value(obj: dict, path: str) -> str:
+def parse_field_selector(text: str | None, group: str, resource: str, *, crd: bool = False,
+                         namespaced: bool = True) -> Predicate | None:
+    """A predicate for a fieldSelector (None when empty), or StatusError(400) with kube's wording.
+
+    As kube-apiserver: all terms are parsed (in sorted order) before any label is checked
+    against what the resource supports.
+    """
+    terms = [_parse_term(text, part) for part in sorted(_split_terms(text or ""), key=str.encode) if part]
+    checks = []
+    for field, value, negate in terms:
+        field = _convert_label(field, group, resource, crd, namespaced)
+        source = _SOURCES.get((group, resource, field), (field, None))
+        checks.append((source, value, negate))
+    if not checks:
+        return None
+
+    def matches(obj: dict) -> bool:
+        return all((_field_value(obj, *source) == value) != negate for source, value, negate in checks)
+
+    return matches
+
+
+def _split_terms(text: str) -> list[str]:
+    """Split at commas not escaped by a backslash; the escapes stay in the terms."""
+    terms, start, escaped = [], 0, False
+    for i, ch in enumerate(text):
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == ",":
+            terms.append(text[start:i])
+            start = i + 1
+    terms.append(text[start:])
+    return terms
+
+
+def _parse_term(whole: str, term: str) -> tuple[str, str, bool]:
+    # No escaping on the left: the first operator found splits the term, "!=" and "==" first.
+    for i in range(len(term)):
+        for op in ("!=", "==", "="):
+            if term.startswith(op, i):
+                return term[:i], _unescape(term[i + len(op):]), op == "!="
+    raise bad_request(f"invalid selector: '{whole}'; can't understand '{term}'")
+
+
+def _unescape(value: str) -> str:
+    out, escaped = [], False
+    for ch in value:
+        if escaped:
+            if ch not in "\\,=":
+                raise bad_request(f"invalid field selector: invalid escape sequence: \\{ch}")
+            out.append(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch in ",=":
+            raise bad_request(f"invalid field selector: unescaped character in value: {ord(ch)}")
+        else:
+            out.append(ch)
+    if escaped:
+        raise bad_request("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
+
+
+def _convert_label(field: str, group: str, resource: str, crd: bool, namespaced: bool) -> str:
+    if crd:
+        if field == "metadata.name" or (namespaced and field == "metadata.namespace"):
+            return field
+        raise bad_request(_NOT_SUPPORTED.format(field))
+    custom = FIELD_LABELS.get((group, resource))
+    if custom is None:
+        if field in ("metadata.name", "metadata.namespace"):
+            return field
+        raise bad_request(f'"{field}" is not a known field selector: only "metadata.name", "metadata.namespace"')
+    labels, refusal = custom
+    if field in labels:
+        return field
+    alias = _ALIASES.get((group, resource, field))
+    if alias:
+        return alias
+    raise bad_request(refusal.format(field))
+
+
+def _field_value(obj: dict, path: str, default=None) -> str:
     node = obj
     for part in path.split("."):
-        if not isinstance(node, dict):
-            return ""
-        node = node.get(part)
+        node = node.get(part) if isinstance(node, dict) else None
+    if node is None:
+        node = default
     if node is None:
         return ""
     if isinstance(node, bool):
         return "true" if node else "false"
     return str(node)
-
-
-def parse_field_selector(text: str | None, group: str, resource: str) -> Predicate | None:
-    if not text or not text.strip():
-        return None
-    allowed = ("metadata.name", "metadata.namespace") + EXTRA_FIELDS.get((group, resource), ())
-    reqs = []
-    for term in _split_unescaped(text, ","):
-        term = term.strip()
-        if not term:
-            continue
-        for op in ("!=", "==", "="):
-            idx = _find_unescaped(term, op)
-            if idx >= 0:
-                field, value = term[:idx].strip(), term[idx + len(op):].strip()
-                break
-        else:
-            raise bad_request(f"invalid selector: '{text}'; can't understand '{term}'")
-        value = _unescape(value, text)
-        if field not in allowed:
-            quoted = ", ".join(f'"{f}"' for f in allowed)
-            raise bad_request(f'"{field}" is not a known field selector: only {quoted}')
-        reqs.append((field, value, op == "!="))
-
-    def matches(obj: dict) -> bool:
-        for field, value, negate in reqs:
-            if (_field_value(obj, field) == value) == negate:
-                return False
-        return True
-
-    return matches
-
-
-def _find_unescaped(text: str, op: str) -> int:
-    i = 0
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text.startswith(op, i):
-            return i
-        i += 1
-    return -1
-
-
-def _split_unescaped(text: str, sep: str) -> list[str]:
-    parts, current, i = [], [], 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            current.append(text[i:i + 2])
-            i += 2
-            continue
-        if text[i] == sep:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(text[i])
-        i += 1
-    parts.append("".join(current))
-    return parts
-
-
-def _unescape(value: str, whole: str) -> str:
-    out, i = [], 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "\\":
-            if i + 1 < len(value) and value[i + 1] in "\\,=":
-                out.append(value[i + 1])
-                i += 2
-                continue
-            raise bad_request(f"invalid field selector: invalid escape sequence: {value[i:i + 2]}")
-        out.append(ch)
-        i += 1
-    return "".join(out)

@@ -112,7 +112,8 @@ def list_options(request: Request, r) -> ListOptions:
         raise errors.bad_request('specifying resource version is not allowed when using continue')
     return ListOptions(
         label_selector=parse_label_selector(q.get("labelSelector")),
-        field_selector=parse_field_selector(q.get("fieldSelector"), r.group, r.resource),
+        field_selector=parse_field_selector(q.get("fieldSelector"), r.group, r.resource, crd=bool(r.crd),
+                                          namespaced=r.namespaced),
         limit=limit,
         continue_token=cont or None,
         resource_version=rv,

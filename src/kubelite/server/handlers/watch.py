@@ -20,7 +20,8 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
 
     q = request.query
     label = parse_label_selector(q.get("labelSelector"))
-    field = parse_field_selector(q.get("fieldSelector"), r.group, r.resource)
+    field = parse_field_selector(q.get("fieldSelector"), r.group, r.resource, crd=bool(r.crd),
+                                 namespaced=r.namespaced)
     timeout_text = q.get("timeoutSeconds")
     try:
         timeout = int(timeout_text) if timeout_text else DEFAULT_TIMEOUT
