@@ -1,0 +1,114 @@
+"""Key order of built-in objects as Go's encoding/json writes them.
+
+kube-apiserver and kubectl marshal typed objects from Go structs: keys come in struct declaration
+order (embedded structs such as TypeMeta expanded in place) and Go maps (labels, resource lists,
+schema properties...) come with sorted keys. Unstructured objects (custom resources) are Go maps
+all the way down, so every key is sorted.
+
+The layout of each struct is data (data/go_field_order.json, written by tools/gen_proto_fields.py
+from the Kubernetes Go type declarations). Values whose type marshals itself (Time, Quantity,
+RawExtension, FieldsV1...) and keys the struct does not declare keep their order; undeclared keys
+follow the declared ones.
+
+The functions return new dicts and lists for every struct and map level; scalar leaves and
+self-marshalling values are shared with the input, not copied.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+
+META_PACKAGE = "k8s.io.apimachinery.pkg.apis.meta.v1"
+
+# One struct's layout: key -> (position, element struct or None, is a Go map)
+_Layout = dict[str, tuple[int, "str | None", bool]]
+
+
+class _Tables:
+    """The loaded data: group versions onto Go packages, and every struct's layout."""
+
+    def __init__(self, document: dict) -> None:
+        self.groups: dict[str, str] = document["groups"]
+        self.layouts: dict[str, _Layout] = {
+            name: {key: (i, ref, "m" in flags) for i, (key, ref, flags) in enumerate(fields)}
+            for name, fields in document["types"].items()
+        }
+
+    def struct_for(self, api_version: object, kind: object) -> str | None:
+        package = self.groups.get(api_version) if isinstance(api_version, str) else None
+        if package is None or not isinstance(kind, str):
+            return None
+        # meta/v1 kinds (Status, Table, WatchEvent, ...) are served under every group version
+        for candidate in (f"{package}.{kind}", f"{META_PACKAGE}.{kind}"):
+            if candidate in self.layouts:
+                return candidate
+        return None
+
+
+@functools.cache
+def _tables() -> _Tables:
+    raw = (resources.files("kubelite.schema") / "data" / "go_field_order.json").read_bytes()
+    return _Tables(json.loads(raw))
+
+
+def struct_name(api_version: object, kind: object) -> str | None:
+    """The Go struct ("<package>.<Kind>") a built-in apiVersion/kind is written from, if known."""
+    return _tables().struct_for(api_version, kind)
+
+
+def is_builtin(api_version: object, kind: object) -> bool:
+    return struct_name(api_version, kind) is not None
+
+
+def order(obj: object, api_version: object = None, kind: object = None) -> object:
+    """``obj`` with its keys in the order Go marshals the built-in type ``api_version``/``kind``.
+
+    ``api_version``/``kind`` default to the object's own. Objects of unknown kinds (custom
+    resources, kinds the data does not hold) come back unchanged.
+    """
+    if isinstance(obj, dict):
+        api_version = obj.get("apiVersion") if api_version is None else api_version
+        kind = obj.get("kind") if kind is None else kind
+    tables = _tables()
+    name = tables.struct_for(api_version, kind)
+    if name is None:
+        return obj
+    return _value(obj, name, False, tables.layouts)
+
+
+def sorted_keys(value: object) -> object:
+    """Go's encoding of an unstructured object: every map's keys sorted, at every depth."""
+    if isinstance(value, dict):
+        return {key: sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_keys(item) for item in value]
+    return value
+
+
+def _value(value: object, struct: str | None, is_map: bool, layouts: dict[str, _Layout]) -> object:
+    if isinstance(value, list):
+        return [_value(item, struct, is_map, layouts) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if is_map:
+        if struct is None:
+            return {key: value[key] for key in sorted(value)}
+        return {key: _value(value[key], struct, False, layouts) for key in sorted(value)}
+    if struct is None:
+        return value
+    return _struct(value, layouts[struct], layouts)
+
+
+def _struct(value: dict, layout: _Layout, layouts: dict[str, _Layout]) -> dict:
+    declared = [key for key in value if key in layout]
+    declared.sort(key=lambda key: layout[key][0])
+    out = {}
+    for key in declared:
+        _, ref, is_map = layout[key]
+        item = value[key]
+        out[key] = _value(item, ref, is_map, layouts) if (ref is not None or is_map) else item
+    for key in value:
+        if key not in layout:
+            out[key] = value[key]
+    return out
