@@ -259,14 +259,9 @@ def _known_gap(name: str) -> str | None:
 
 
 # Cases whose body kubelite cannot reproduce yet, and why.
-_TYPED_DECODE = "no typed decoding: Go's json unmarshal errors (400 at decode time) are not reproduced"
 _GO_DUMP = "the message embeds a Go %#v / cmp.Diff dump of an internal struct"
 KNOWN_GAPS: dict[str, str] = {
     "invalid-cr-schema-violations": "causes come in Go map order on the server (random); ours follow the schema",
-    "badrequest-invalid-quantity": _TYPED_DECODE,
-    "badrequest-replicas-string": _TYPED_DECODE,
-    "badrequest-data-not-strings": _TYPED_DECODE,
-    "badrequest-metadata-not-object": _TYPED_DECODE,
     "badrequest-malformed-json-2": "Go's encoding/json syntax error text is not reproduced",
     "badrequest-malformed-yaml": "go-yaml's error text and the hex preview are not reproduced",
     "fieldvalidation-strict-patch": "Strict patch errors quote the patched object as Go marshals a map",

@@ -30,7 +30,9 @@ def _pairs(pairs):
 
 
 def loads_tracking(data: bytes):
-    return json.loads(data, object_pairs_hook=_pairs)
+    from kubelite.server.typecheck import FloatLiteral
+
+    return json.loads(data, object_pairs_hook=_pairs, parse_float=FloatLiteral)
 
 
 def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], list[str]]:
@@ -63,12 +65,22 @@ def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], l
             f"the object provided is unrecognized (must be of type {r.kind}): couldn't get version/kind; "
             "json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion "
             "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }")
+    check_types(value, r)
     duplicates = _duplicates(value, "")
     unknown = prune_object(r, value)
     return _plain(value), unknown, duplicates
 
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
+
+
+def check_types(value: dict, r) -> None:
+    """A 400 with Go's unmarshal message if a built-in object has a wrongly typed field."""
+    from kubelite.server import typecheck
+
+    message = typecheck.problem(value, r)
+    if message:
+        raise errors.bad_request(f"{r.kind} in version \"{r.version}\" cannot be handled as a {r.kind}: {message}")
 
 
 def _protobuf_object(body: bytes, r) -> dict:
