@@ -26,7 +26,8 @@ def load(name: str) -> dict:
         flags = [l.strip() for l in _read(os.path.join(cdir, "flags.txt")).splitlines() if l.strip()]
     case = {"dir": cdir, "path": os.path.normpath(os.path.join(cdir, "input", entry)), "flags": flags}
     if os.path.exists(os.path.join(cdir, "expected.rc")):
-        case["error"] = error_message(_read(os.path.join(cdir, "expected.err")))
+        case["stderr"] = _read(os.path.join(cdir, "expected.err"))
+        case["error"] = error_message(case["stderr"])
     else:
         case["expected"] = _read(os.path.join(cdir, "expected.yaml"))
     return case

@@ -1,8 +1,33 @@
-"""`kubelite kustomize DIR`: print the built objects as `kubectl kustomize` does."""
+"""`kubelite kustomize DIR`: print the built objects as `kubectl kustomize` does.
+
+A failed build is reported as kubectl reports it: one klog error line (its
+structured `"command failed" err=...` form) and exit code 1.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
+
+
+def klog_command_failed(message: str) -> str:
+    """klog's text for `"command failed" err=<message>`: a Go-quoted string, or for a
+    message spanning lines the `=<` block with tab-indented lines and ` >` closing."""
+    if "\n" not in message:
+        from kubelite.manifest.jsonpath import go_quote
+
+        return f'"command failed" err={go_quote(message)}'
+    lines = message.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # klog writes a final line break only once
+    return '"command failed" err=<\n' + "".join(f"\t{line}\n" for line in lines) + " >"
+
+
+def _klog_header() -> str:
+    import datetime
+    import os
+
+    now = datetime.datetime.now()
+    return f"E{now:%m%d %H:%M:%S}.{now.microsecond:06d} {os.getpid():>7} run.go:72] "
 
 
 def run(argv: list[str]) -> int:
@@ -18,7 +43,7 @@ def run(argv: list[str]) -> int:
     try:
         objects = build(args.dir, args.load_restrictor, args.reorder)
     except KustomizeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_klog_header() + klog_command_failed(str(exc)), file=sys.stderr)
         return 1
     sys.stdout.write(render(objects))
     return 0

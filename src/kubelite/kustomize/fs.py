@@ -96,5 +96,5 @@ class Loader:
 def find_kustomization(directory: str) -> str | None:
     found = [n for n in KUSTOMIZATION_FILES if os.path.isfile(os.path.join(directory, n))]
     if len(found) > 1:
-        raise KustomizeError(f"Found multiple kustomization files under: {directory}")
+        raise KustomizeError(f"Found multiple kustomization files under: {directory}\n")
     return found[0] if found else None

@@ -71,19 +71,38 @@ def _collect(args: dict, loader: Loader, kind: str, name: str) -> list[tuple[str
     envs = list(args.get("envs") or [])
     if args.get("env"):
         envs.append(args["env"])
-    for env in envs:
-        pairs.extend(_env_pairs(loader.load(env), env))
-    for lit in args.get("literals") or []:
-        pairs.append(_literal(str(lit), kind))
-    for src in args.get("files") or []:
-        key, path = _file_source(str(src))
-        pairs.append((key, loader.load_bytes(path)))
+    try:
+        try:
+            for env in envs:
+                pairs.extend(_env_pairs(loader.load(env), env))
+        except KustomizeError as exc:
+            raise KustomizeError(f"env source files: {_go_list(envs)}: {exc}") from None
+        literals = [str(lit) for lit in args.get("literals") or []]
+        try:
+            for lit in literals:
+                pairs.append(_literal(lit, kind))
+        except KustomizeError as exc:
+            raise KustomizeError(f"literal sources {_go_list(literals)}: {exc}") from None
+        files = [str(src) for src in args.get("files") or []]
+        try:
+            for src in files:
+                key, path = _file_source(src)
+                pairs.append((key, loader.load_bytes(path)))
+        except KustomizeError as exc:
+            raise KustomizeError(f"file sources: {_go_list(files)}: {exc}") from None
+    except KustomizeError as exc:
+        raise KustomizeError(f"loading KV pairs: {exc}") from None
     seen = set()
     for key, _ in pairs:
         if key in seen:
             raise KustomizeError(f"{kind.lower()} {name} illegally repeats the key `{key}`")
         seen.add(key)
     return pairs
+
+
+def _go_list(items: list) -> str:
+    """Go's %v of a []string."""
+    return "[" + " ".join(items) + "]"
 
 
 def _text(value: bytes | str) -> str | None:

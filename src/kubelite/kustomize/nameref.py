@@ -36,7 +36,7 @@ def _rolebinding_namespaces(res: Resource) -> set:
         if s["kind"] != "ServiceAccount":
             continue
         if not isinstance(s["namespace"], str):
-            raise KustomizeError(f'Invalid Input: namespace is blank for resource "{res.cur_id()}"')
+            raise KustomizeError(f'Invalid Input: namespace is blank for resource "{res.cur_id()}"\n')
         out.add(s["namespace"])
     return out
 

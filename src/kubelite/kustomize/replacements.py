@@ -77,10 +77,10 @@ def _source_value(resmap: ResMap, source: dict) -> object:
     for res in resmap:
         if _any_id_selected(res, source):
             if matches:
-                raise KustomizeError(f"multiple matches for selector {_sel_str(source)}")
+                raise KustomizeError(f"multiple matches for selector {_source_str(source)}")
             matches.append(res)
     if not matches:
-        raise KustomizeError(f"nothing selected by {_sel_str(source)}")
+        raise KustomizeError(f"nothing selected by {_source_str(source)}")
     path = source.get("fieldPath") or "metadata.name"
     values = fieldpath.lookup(matches[0].obj, fieldpath.parse(path))
     if not values:
@@ -94,6 +94,18 @@ def _source_value(resmap: ResMap, source: dict) -> object:
             raise KustomizeError(f"options.index {index} is out of bounds for value {value}")
         value = parts[index]
     return copy.deepcopy(value)
+
+
+def _source_str(source: dict) -> str:
+    """SourceSelector.String(): the id, then the field path and options when set."""
+    parts = [_sel_str(source)]
+    if source.get("fieldPath"):
+        parts.append(str(source["fieldPath"]))
+    opts = source.get("options") if isinstance(source.get("options"), dict) else {}
+    if opts.get("delimiter") or opts.get("create"):
+        create = "true" if opts.get("create") else "false"
+        parts.append(f"{opts.get('delimiter') or ''}({int(opts.get('index') or 0)}), create={create}")
+    return ":".join(parts)
 
 
 def _sel_str(sel: dict) -> str:

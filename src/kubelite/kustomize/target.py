@@ -40,7 +40,7 @@ def resources_from_text(text: str, source: str) -> list[Resource]:
     try:
         docs = yamlv3.load_all(text)
     except KustomizeError as exc:
-        raise KustomizeError(f"{exc} in File: {source}") from None
+        raise type(exc)(f"{exc} in File: {source}") from None
     for doc in docs:
         if doc is None or doc == {}:
             continue
@@ -140,7 +140,10 @@ class Target:
         except KustomizeError as exc:
             raise KustomizeError(f"accumulating components: {exc}") from None
         self._run_transformers(ra)
-        ra.merge_vars(kz.as_list(k, "vars"))
+        try:
+            ra.merge_vars(kz.as_list(k, "vars"))
+        except KustomizeError as exc:
+            raise KustomizeError(f"merging vars {_go_vars(kz.as_list(k, 'vars'))}: {exc}") from None
         return ra
 
     def _accumulate_resources(self, ra: Accumulator, paths: list) -> None:
@@ -236,7 +239,10 @@ class Target:
             made = run_generator(config, self, ra)
             origins.record_generated(made, origins.from_plugin_config(config_origin, config))
             for res in made:
-                ra.resmap.absorb(res)
+                try:
+                    ra.resmap.absorb(res)
+                except KustomizeError as exc:
+                    raise KustomizeError(f"merging from generator &{{0xc000000000 <nil>}}: {exc}") from None
 
     def _builtin_origin(self, kind: str) -> dict | None:
         """The origin of a builtin plugin configured by this kustomization file."""
@@ -377,6 +383,21 @@ class Target:
 
 # The Kubernetes OpenAPI documents Kustomize v5.5 carries (openapi: version:).
 BUILTIN_OPENAPI_VERSIONS = frozenset({"v1.21.2"})
+
+
+def _go_vars(variables: list) -> str:
+    """Go's %v of the kustomization's vars: {name Kind.version.group {fieldpath}} each."""
+    from .resource import Gvk
+
+    out = []
+    for v in variables:
+        if not isinstance(v, dict):
+            continue
+        ref = v.get("objref") if isinstance(v.get("objref"), dict) else {}
+        field = v.get("fieldref") if isinstance(v.get("fieldref"), dict) else {}
+        gvk = Gvk(str(ref.get("group") or ""), str(ref.get("version") or ""), str(ref.get("kind") or ""))
+        out.append(f"{{{v.get('name') or ''} {gvk} {{{field.get('fieldpath') or ''}}}}}")
+    return "[" + " ".join(out) + "]"
 
 
 def _patch_config(entry: object) -> dict:

@@ -252,5 +252,12 @@ def replicas(resmap: ResMap, spec: dict, specs: list[FieldSpec]) -> None:
                     container[key] = count
                 fieldspec.apply(res.obj, fs, set_)
     if not applied:
-        gvks = " ".join(str(Gvk(fs.group, fs.version, fs.kind)) for fs in specs)
+        from .sorting import DEFAULT_FIRST, DEFAULT_LAST
+
+        # Kustomize keeps field specs sorted by kind priority (as the legacy sort), then id
+        rank = {kind: i - len(DEFAULT_FIRST) for i, kind in enumerate(DEFAULT_FIRST)}
+        rank.update({kind: 1 + i for i, kind in enumerate(DEFAULT_LAST)})
+        ordered = sorted((Gvk(fs.group, fs.version, fs.kind) for fs in specs),
+                         key=lambda g: (rank.get(g.kind, 0), str(g)))
+        gvks = " ".join(str(g) for g in ordered)
         raise KustomizeError(f"resource with name {name} does not match a config with the following GVK [{gvks}]")

@@ -160,13 +160,23 @@ def _annotation_value(node: ScalarNode) -> object:
     return node.value
 
 
+def _error_line(exc: yaml.YAMLError) -> int:
+    """The line yaml.v3 names: the context's (else the problem's) 0-based line, plus one
+    for scanner errors; none when that is 0."""
+    scanner = 1 if isinstance(exc, yaml.scanner.ScannerError) else 0
+    for mark in (getattr(exc, "context_mark", None), getattr(exc, "problem_mark", None)):
+        if mark is not None and mark.line != 0:
+            return mark.line + scanner
+    return 0
+
+
 def load_all(text: str) -> list:
     """All documents of a YAML stream as JSON values (empty documents become None)."""
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        where = f"line {mark.line + 1}: " if mark is not None else ""
+        line = _error_line(exc)
+        where = f"line {line}: " if line else ""
         raise MalformedYAMLError(f"MalformedYAMLError: yaml: {where}{problem}") from None
     return [None if n is None else _build(n, set()) for n in nodes]
