@@ -325,3 +325,16 @@ def test_wait_returns_once_pruned_objects_are_gone(served, tmp_path):
     # without --wait apply returns at once; once the finalizer is gone the object goes
     ok(served.kubelite("patch", "configmap", "w-held", "--type=merge", "-p", '{"metadata":{"finalizers":null}}'))
     assert served.kubelite("get", "configmap", "w-held").returncode == 1
+
+
+def test_last_applied_subcommand_after_global_flags(served, tmp_path):
+    """`kubelite --kubeconfig F apply view-last-applied ...`: the flags move behind `apply`."""
+    import subprocess
+
+    ok(served.kubelite("apply", "-f", write(tmp_path / "v.json", deployment("viewed"))))
+    proc = subprocess.run([sys.executable, "-m", "kubelite", "--kubeconfig", str(served.kubeconfig), "apply",
+                           "view-last-applied", "deployment", "viewed", "-o", "json"], capture_output=True,
+                          text=True, env=served.env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {**deployment("viewed"), "metadata": {"annotations": {}, "name": "viewed",
+                                                                            "namespace": "default"}}

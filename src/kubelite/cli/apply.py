@@ -57,9 +57,17 @@ def build_parser() -> common.Parser:
     return p
 
 
+# flags that take a value and may come before the subcommand (`--kubeconfig F view-last-applied`)
+_VALUE_FLAGS = frozenset({"--kubeconfig", "--context", "--cluster", "--user", "-n", "--namespace", "-s", "--server",
+                          "--token", "--request-timeout", "--cache-dir", "-v", "--v"})
+
+
 def run(argv: list[str]) -> int:
-    if argv and argv[0] in SUBCOMMANDS:
-        return run_last_applied(argv[0], argv[1:])
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if argv[i] in _VALUE_FLAGS else 1
+    if i < len(argv) and argv[i] in SUBCOMMANDS:
+        return run_last_applied(argv[i], argv[:i] + argv[i + 1:])
     return common.run(build_parser(), argv, _apply)
 
 
