@@ -29,6 +29,10 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         raise errors.method_not_allowed()
     if r.group == "" and r.resource == "pods" and info.subresource in pods.SUBRESOURCES:
         return pods.serve(api, request, info, r, namespace)
+    if r.group == "" and r.resource == "serviceaccounts" and info.subresource == "token" and info.name:
+        from kubelite.server.handlers import tokens
+
+        return tokens.serve(api, request, info, r, namespace)
     if info.subresource:
         if r.subresource(info.subresource) is None or info.subresource not in ("status", "scale"):
             if r.crd and info.name:
@@ -49,6 +53,9 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
     if verb == "list":
         await wait_for_revision(api, request.query.get("resourceVersion"),
                                 request.query.get("resourceVersionMatch"), request.query.get("continue"))
+    elif verb == "get":
+        # A GET at a resourceVersion is served by the watch cache, which ignores resourceVersionMatch.
+        await wait_for_revision(api, request.query.get("resourceVersion"), None, None)
     if verb == "watch":
         from kubelite.server.handlers import watch
 
@@ -60,7 +67,7 @@ FUTURE_RV_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a future 
 
 
 async def wait_for_revision(api, rv: str | None, match: str | None, cont: str | None) -> None:
-    """A list "not older than" a revision the store has not reached waits for it, then 504."""
+    """A read "not older than" a revision the store has not reached waits for it, then 504."""
     import asyncio
     import time
 
@@ -97,23 +104,17 @@ def list_options(request: Request, r) -> ListOptions:
             raise errors.bad_request(f'strconv.ParseInt: parsing "{limit_text}": invalid syntax') from None
     rv = q.get("resourceVersion")
     match = q.get("resourceVersionMatch")
-    if match:
-        if match not in ("Exact", "NotOlderThan"):
-            raise _list_invalid("resourceVersionMatch", f'Unsupported value: "{match}": supported values: '
-                                '"Exact", "NotOlderThan", ""')
-        if not rv:
-            raise _list_invalid("resourceVersionMatch",
-                                "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided")
-        if match == "Exact" and rv == "0":
-            raise _list_invalid("resourceVersionMatch",
-                                "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
     cont = q.get("continue")
-    if cont and rv and rv != "0":
-        raise errors.bad_request('specifying resource version is not allowed when using continue')
+    # Selectors are decoded with the query; the options are validated after.
+    label_selector = parse_label_selector(q.get("labelSelector"))
+    field_selector = parse_field_selector(q.get("fieldSelector"), r.group, r.resource, crd=bool(r.crd),
+                                          namespaced=r.namespaced)
+    problems = _list_option_problems(rv, match, cont)
+    if problems:
+        raise _list_invalid(problems)
     return ListOptions(
-        label_selector=parse_label_selector(q.get("labelSelector")),
-        field_selector=parse_field_selector(q.get("fieldSelector"), r.group, r.resource, crd=bool(r.crd),
-                                          namespaced=r.namespaced),
+        label_selector=label_selector,
+        field_selector=field_selector,
         limit=limit,
         continue_token=cont or None,
         resource_version=rv,
@@ -121,12 +122,33 @@ def list_options(request: Request, r) -> ListOptions:
     )
 
 
-def _list_invalid(field: str, message: str):
-    return errors.StatusError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {field}: {message}',
+def _list_option_problems(rv: str | None, match: str | None, cont: str | None) -> list[tuple[str, str]]:
+    """(cause reason, message) for each of kube's ListOptions rules a list request breaks."""
+    if not match:
+        return []
+    problems = []
+    if not rv:
+        problems.append(("FieldValueForbidden",
+                         "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"))
+    if cont:
+        problems.append(("FieldValueForbidden",
+                         "Forbidden: resourceVersionMatch is forbidden when continue is provided"))
+    if match not in ("Exact", "NotOlderThan"):
+        problems.append(("FieldValueNotSupported",
+                         f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan", ""'))
+    if match == "Exact" and rv == "0":
+        problems.append(("FieldValueForbidden",
+                         'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    return problems
+
+
+def _list_invalid(problems: list[tuple[str, str]]):
+    lines = [f"resourceVersionMatch: {message}" for _, message in problems]
+    summary = lines[0] if len(lines) == 1 else "[" + ", ".join(lines) + "]"
+    return errors.StatusError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {summary}',
                               group="meta.k8s.io", kind="ListOptions",
-                              causes=[{"reason": "FieldValueNotSupported" if "Unsupported" in message
-                                       else "FieldValueForbidden",
-                                       "message": message, "field": field}])
+                              causes=[{"reason": reason, "message": message, "field": "resourceVersionMatch"}
+                                      for reason, message in problems])
 
 
 def _list(api, request, info, r, namespace):
