@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import base64
-import os
+import posixpath
 
 from .errors import KustomizeError
 from .fs import Loader
@@ -25,7 +25,7 @@ def merge_options(local: dict | None, global_: dict | None) -> dict:
 
 
 def _literal(source: str, what: str) -> tuple[str, str]:
-    if "=" not in source:
+    if source.startswith("=") or "=" not in source:
         raise KustomizeError(f"invalid literal source {source}, expected key=value")
     key, _, value = source.partition("=")
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
@@ -34,36 +34,36 @@ def _literal(source: str, what: str) -> tuple[str, str]:
 
 
 def _env_pairs(text: str, path: str) -> list[tuple[str, str]]:
+    """KEY=value lines; a line without `=` is a key with an empty value. Kustomize
+    neither trims the key's right side nor consults the environment."""
     out = []
-    lines = text.split("\n")
-    for number, line in enumerate(lines, 1):
-        line = line.rstrip("\r") if line.endswith("\r") else line
-        if number == 1 and line.startswith("\ufeff"):
+    for number, line in enumerate(text.split("\n")):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if number == 0 and line.startswith("\ufeff"):
             line = line[1:]
-        stripped = line.lstrip()
-        if not stripped or stripped.startswith("#"):
+        line = line.lstrip()
+        if not line or line.startswith("#"):
             continue
-        if "=" in line:
-            key, _, value = line.partition("=")
-            key = key.lstrip()
-            if " " in key or "\t" in key:
-                raise KustomizeError(f"key '{key}' has white space in env file {path}")
-            out.append((key, value))
-        else:
-            key = line.strip()
-            out.append((key, os.environ.get(key, "")))
+        key, _, value = line.partition("=")
+        out.append((key, value))
     return out
 
 
 def _file_source(source: str) -> tuple[str, str]:
-    if "=" in source:
-        key, _, path = source.partition("=")
-        if not key:
-            raise KustomizeError(f"key name for file path {path} missing")
-        if not path:
-            raise KustomizeError(f"file path for key name {key} missing")
-        return key, path
-    return os.path.basename(source.rstrip("/")), source
+    from kubelite.manifest.jsonpath import go_quote
+
+    count = source.count("=")
+    if count == 0:
+        return posixpath.basename(source), source
+    if count == 1 and source.startswith("="):
+        raise KustomizeError(f"missing key name for file path {go_quote(source[1:])} in source {go_quote(source)}")
+    if count == 1 and source.endswith("="):
+        raise KustomizeError(f"missing file path for key name {go_quote(source[:-1])} in source {go_quote(source)}")
+    if count > 1:
+        raise KustomizeError(f"source {go_quote(source)} key name or file path contains '='")
+    key, _, path = source.partition("=")
+    return key, path
 
 
 def _collect(args: dict, loader: Loader, kind: str, name: str) -> list[tuple[str, bytes | str]]:
@@ -95,7 +95,7 @@ def _collect(args: dict, loader: Loader, kind: str, name: str) -> list[tuple[str
     seen = set()
     for key, _ in pairs:
         if key in seen:
-            raise KustomizeError(f"{kind.lower()} {name} illegally repeats the key `{key}`")
+            raise KustomizeError(f"configmap {name} illegally repeats the key `{key}`")
         seen.add(key)
     return pairs
 
@@ -128,7 +128,7 @@ def generate(args: dict, kind: str, loader: Loader, global_options: dict | None)
         raise KustomizeError(f"{kind} generator entry must be a mapping")
     name = args.get("name") or ""
     if not name:
-        raise KustomizeError(f"a {kind.lower()} generator must have a name")
+        raise KustomizeError("a configmap must have a name")
     options = merge_options(args.get("options"), global_options)
     meta: dict = {"name": name}
     if args.get("namespace"):
@@ -158,7 +158,6 @@ def generate(args: dict, kind: str, loader: Loader, global_options: dict | None)
         meta["annotations"] = {str(k): str(v) for k, v in options["annotations"].items()}
     if options.get("immutable"):
         obj["immutable"] = True
+    # an unknown behavior is Kustomize's "unspecified", which adds like create
     behavior = args.get("behavior") or "create"
-    if behavior not in ("create", "merge", "replace"):
-        raise KustomizeError(f"unknown generator behavior '{behavior}'")
     return Resource(obj, needs_hash=not options.get("disableNameSuffixHash"), behavior=behavior, generated=True)

@@ -47,6 +47,71 @@ _STRUCTS = {
 }
 
 
+# Go types of the Kustomization's fields, for json's type errors.
+_STR_LIST = "[]string"
+_FIELD_TYPES = {
+    **{f: _STR_LIST for f in "resources components crds bases configurations generators transformers validators "
+                             "buildMetadata".split()},
+    **{f: "string" for f in ("apiVersion", "kind", "namePrefix", "nameSuffix", "namespace")},
+    **{f: "map[string]string" for f in ("commonLabels", "commonAnnotations", "openapi")},
+    "patchesStrategicMerge": "[]types.PatchStrategicMerge", "labels": "[]types.Label",
+    "patchesJson6902": "[]types.Patch", "patches": "[]types.Patch", "images": "[]types.Image",
+    "imageTags": "[]types.Image", "replacements": "[]types.ReplacementField", "replicas": "[]types.Replica",
+    "vars": "[]types.Var", "sortOptions": "types.SortOptions", "configMapGenerator": "[]types.ConfigMapArgs",
+    "secretGenerator": "[]types.SecretArgs", "generatorOptions": "types.GeneratorOptions",
+    "helmCharts": "[]types.HelmChart", "metadata": "types.ObjectMeta",
+}
+_GENERATOR_TYPES = {"name": "string", "namespace": "string", "behavior": "string", "env": "string",
+                    "type": "string", "literals": _STR_LIST, "files": _STR_LIST, "envs": _STR_LIST,
+                    "options": "types.GeneratorOptions"}
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _check_type(value: object, go_type: str, where: str) -> None:
+    """encoding/json's type check of one field (null fits anything)."""
+    if value is None:
+        return
+
+    def fail(found: object, type_name: str) -> None:
+        raise KustomizeError(f"invalid Kustomization: json: cannot unmarshal {_json_kind(found)} "
+                             f"into Go struct field {where} of type {type_name}")
+    if go_type.startswith("[]"):
+        if not isinstance(value, list):
+            fail(value, go_type)
+        for item in value:
+            _check_type(item, go_type[2:], where)
+    elif go_type.startswith("map["):
+        if not isinstance(value, dict):
+            fail(value, go_type)
+        for item in value.values():
+            if item is not None and not isinstance(item, str):
+                fail(item, "string")
+    elif go_type in ("string", "types.PatchStrategicMerge"):  # the latter is a named string type
+        if not isinstance(value, str):
+            fail(value, go_type)
+    elif not isinstance(value, dict):
+        fail(value, go_type)
+
+
+def _check_generators(key: str, value: object) -> None:
+    struct = "ConfigMapArgs" if key == "configMapGenerator" else "SecretArgs"
+    for entry in value if isinstance(value, list) else ():
+        if isinstance(entry, dict):
+            for field, item in entry.items():
+                name = next((n for n in _GENERATOR_TYPES if n.lower() == str(field).lower()), None)
+                if name is not None:
+                    _check_type(item, _GENERATOR_TYPES[name], f"{struct}.{key}.{name}")
+
+
 def _check_struct(value: object, shape: object) -> None:
     if shape is None or value is None:
         return
@@ -82,11 +147,13 @@ def parse(text: str, path: str) -> dict:
         name = key if key in FIELDS else _FIELDS_BY_LOWER.get(str(key).lower())
         if name is None:
             raise KustomizeError(f'invalid Kustomization: json: unknown field "{key}"')
+        if name in _FIELD_TYPES:
+            _check_type(value, _FIELD_TYPES[name], f"Kustomization.{name}")
+        if name in ("configMapGenerator", "secretGenerator"):
+            _check_generators(name, value)
+        _check_struct(value, _STRUCTS.get(name))
         canonical[name] = value
-    data = canonical
-    for key, shape in _STRUCTS.items():
-        _check_struct(data.get(key), shape)
-    return data
+    return canonical
 
 
 def warnings(k: dict) -> list[str]:
