@@ -86,6 +86,25 @@ def sorted_keys(value: object) -> object:
     return value
 
 
+def as_served(value: object) -> object:
+    """A response body in the order kube-apiserver writes it.
+
+    Built-in kinds come from Go structs; other kinds (custom resources and their lists) are
+    unstructured, written with sorted keys; a watch event wraps one such object. Anything else
+    (version, discovery documents without a kind) keeps its order.
+    """
+    if not isinstance(value, dict):
+        return value
+    if "kind" in value and "apiVersion" in value:
+        name = struct_name(value["apiVersion"], value["kind"])
+        if name is not None:
+            return _value(value, name, False, _tables().layouts)
+        return sorted_keys(value)
+    if value.keys() == {"type", "object"}:
+        return {"type": value["type"], "object": as_served(value["object"])}
+    return value
+
+
 def _value(value: object, struct: str | None, is_map: bool, layouts: dict[str, _Layout]) -> object:
     if isinstance(value, list):
         return [_value(item, struct, is_map, layouts) for item in value]

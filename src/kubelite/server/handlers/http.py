@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
+from kubelite.schema.goorder import as_served
 from kubelite.server.routing import Query
 
 JSON = "application/json"
@@ -59,6 +60,7 @@ _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u202
 
 def encode_json(value, pretty: bool = False) -> bytes:
     """JSON as Go's encoder writes it: HTML-sensitive characters escaped, one trailing newline."""
+    value = as_served(value)  # key order: Go struct order for built-in kinds, sorted for custom ones
     if pretty:
         text = json.dumps(value, indent=2, ensure_ascii=False)
     else:
