@@ -51,12 +51,12 @@ def parse_record(folder: str, name: str) -> dict:
 
 
 def decode_continue(token: str) -> dict:
-    return json.loads(base64.b64decode(token + "=" * (-len(token) % 4)))
+    return json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
 
 
 def encode_continue(payload: dict) -> str:
     text = json.dumps(payload, separators=(",", ":")).replace("\\u0000", "\\u0000")
-    return base64.b64encode(text.encode()).decode().rstrip("=")
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
 _RV_IN_MESSAGE = re.compile(r"\b\d{2,}\b")

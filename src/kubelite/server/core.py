@@ -9,7 +9,6 @@ the key's mod_revision *is* the resourceVersion and is stamped on every read.
 """
 from __future__ import annotations
 
-import base64
 import copy
 import datetime
 import json
@@ -18,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from kubelite.server import errors
+from kubelite.server import continuetoken, errors
 from kubelite.server.errors import StatusError
 
 KUBERNETES_VERSION_INFO = {
@@ -162,8 +161,10 @@ class APIServer:
         revision = 0
         start_after = None
         if opts.continue_token:
-            revision, start = _decode_continue(opts.continue_token)
-            start_after = prefix + start if start else None
+            revision, start = continuetoken.decode(opts.continue_token)
+            start_after = prefix + start
+            if opts.resource_version not in (None, "", "0"):
+                raise errors.bad_request("specifying resource version is not allowed when using continue")
         elif opts.resource_version not in (None, "", "0") and opts.resource_version_match == "Exact":
             revision = _parse_rv(opts.resource_version)
         limit = opts.limit if opts.limit and opts.limit > 0 else 0
@@ -186,12 +187,13 @@ class APIServer:
                     break
                 start_after = last_key
                 if limit and len(items) >= limit:
-                    more = self._has_match_after(r, prefix, last_key, revision, opts)
+                    # As etcd paging: more keys in range means a continue token, match or not.
+                    more = True
                     break
         except Compacted:
             if opts.continue_token:
-                fresh = _encode_continue(self.store.current_revision(), start_after[len(prefix):]
-                                         if start_after else "")
+                fresh = continuetoken.encode(self.store.current_revision(), start_after[len(prefix):]
+                                             if start_after else "")
                 raise errors.expired(
                     "The provided continue parameter is too old to display a consistent list result. "
                     "You can start a new list without the continue parameter, or use the continue "
@@ -203,13 +205,16 @@ class APIServer:
         except FutureRevision:
             # Exact reads go to etcd, which refuses a future revision outright.
             raise errors.server_error("etcdserver: mvcc: required revision is a future revision") from None
-        metadata: dict[str, Any] = {"resourceVersion": str(revision)}
+        # Custom resource lists are unstructured: their metadata always carries `continue`.
+        metadata: dict[str, Any] = {"continue": ""} if r.crd else {}
+        metadata["resourceVersion"] = str(revision)
         if more and last_key is not None:
-            metadata["continue"] = _encode_continue(revision, last_key[len(prefix):])
+            metadata["continue"] = continuetoken.encode(revision, last_key[len(prefix):])
             if opts.label_selector is None and opts.field_selector is None:
                 # Only an unfiltered list knows how many items the later pages hold.
                 metadata["remainingItemCount"] = self._count_after(prefix, last_key, revision)
         if r.crd:
+            metadata = dict(sorted(metadata.items()))  # unstructured JSON: keys in order
             list_items = items
         else:
             # Typed lists do not repeat kind/apiVersion on each item.
@@ -226,18 +231,6 @@ class APIServer:
             if not page.more or not page.kvs:
                 return count
             start_after = page.kvs[-1].key
-
-    def _has_match_after(self, r, prefix, key, revision, opts) -> bool:
-        """Whether a further page would hold anything (a continue token is only given then)."""
-        start_after = key
-        while True:
-            page = self.store.range(prefix, start_after=start_after, limit=100, revision=revision)
-            for kv in page.kvs:
-                if _matches(self._decode(r, kv), opts):
-                    return True
-                start_after = kv.key
-            if not page.more:
-                return False
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -809,31 +802,6 @@ def _parse_rv(text) -> int:
         return value
     except ValueError:
         raise errors.server_error(f'strconv.ParseUint: parsing "{text}": invalid syntax') from None
-
-
-def _encode_continue(revision: int, start: str) -> str:
-    payload = {"v": "meta.k8s.io/v1", "rv": revision, "start": start + "\u0000"}
-    return base64.b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode()
-
-
-def _decode_continue(token: str) -> tuple[int, str]:
-    try:
-        padded = token + "=" * (-len(token) % 4)
-        payload = json.loads(base64.b64decode(padded, altchars=b"-_" if "-" in token or "_" in token else None))
-        if payload.get("v") != "meta.k8s.io/v1":
-            raise ValueError
-        return int(payload["rv"]), str(payload.get("start", "")).rstrip("\u0000")
-    except (ValueError, KeyError, TypeError):
-        raise errors.bad_request("continue key is not valid: illegal base64 data at input byte 0"
-                                 if not _is_base64(token) else "continue key is not valid: invalid key") from None
-
-
-def _is_base64(text: str) -> bool:
-    try:
-        base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
-        return True
-    except ValueError:
-        return False
 
 
 def _scale_paths(r) -> tuple[str, str, str]:
