@@ -1,9 +1,11 @@
 """Discovery: what resources a server serves, and what the user means by `po` or `deploy.apps`.
 
 The server's aggregated discovery documents (`/api` and `/apis` asked for as
-APIGroupDiscoveryList) are read into a `Registry` (kubelite.server.resources), whose
+APIGroupDiscoveryList, v2 or v2beta1) are read into a `Registry` (kubelite.server.resources), whose
 `resolve()` implements kubectl's REST mapper rules: short names, plural, singular, kind,
-`resource.group`, `resource.version.group`.
+`resource.group`, `resource.version.group`. A server without aggregated discovery answers with
+the legacy documents instead (APIVersions, APIGroupList, then one APIResourceList per
+group-version), which are folded into the aggregated shape.
 
 For HTTP servers the documents are cached on disk per server (under
 `$KUBELITE_HOME/cache/discovery/<host_port>/`), like kubectl's discovery cache: reused for six
@@ -17,6 +19,7 @@ import json
 import os
 import pathlib
 import re
+import sys
 import time
 from typing import Any
 
@@ -118,11 +121,12 @@ class Discovery:
         if response.status_code == 304 and cached is not None:
             self._write_cache(which, cached["body"], cached.get("etag"))
             return cached["body"]
-        body = response.json()
-        if not isinstance(body, dict) or body.get("kind") != "APIGroupDiscoveryList":
-            raise ClientError("error: the server does not serve aggregated discovery "
-                              "(apidiscovery.k8s.io/v2), which kubelite needs")
-        self._write_cache(which, body, response.headers.get("etag"))
+        body = _json_body(response, f"/{which}")
+        etag = response.headers.get("etag")
+        if body.get("kind") != "APIGroupDiscoveryList":
+            # An older server (or an aggregator without apidiscovery): read the legacy documents.
+            body, etag = legacy_aggregated(self.transport, which, body), None
+        self._write_cache(which, body, etag)
         return body
 
     # -- disk cache --------------------------------------------------------------------------------
@@ -156,6 +160,122 @@ class Discovery:
             os.replace(tmp, path)
         except OSError:
             pass  # a cache that cannot be written only costs speed
+
+
+# -- legacy discovery ------------------------------------------------------------------------------
+# Servers before aggregated discovery (Kubernetes < 1.26, or with the feature off) answer /api
+# with APIVersions and /apis with APIGroupList; each group-version then lists its resources in an
+# APIResourceList. kubectl reads them all; kubelite does too, and folds them into the aggregated
+# shape so the rest of the client sees one kind of document.
+
+LEGACY_FETCH_WORKERS = 8
+
+
+def legacy_aggregated(transport, which: str, root: dict) -> dict:
+    """An APIGroupDiscoveryList built from a legacy /api (APIVersions) or /apis (APIGroupList)
+    document and the APIResourceList of each group-version it names."""
+    groups = _legacy_groups(which, root)
+    paths = [_group_version_path(group, version) for group, versions in groups for version in versions]
+    lists = dict(zip(paths, _fetch_all(transport, paths)))
+    items = []
+    for group, versions in groups:
+        served = [(v, lists[_group_version_path(group, v)]) for v in versions]
+        served = [(v, doc) for v, doc in served if doc is not None]
+        if served:
+            items.append({"metadata": {"name": group},
+                          "versions": [_aggregated_version(v, doc) for v, doc in served]})
+    return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "items": items}
+
+
+def _legacy_groups(which: str, root: dict) -> list[tuple[str, list[str]]]:
+    """(group, versions with the preferred one first) named by a legacy root document."""
+    kind = root.get("kind")
+    if which == "api" and (kind == "APIVersions" or "versions" in root):
+        versions = [v for v in root.get("versions") or () if isinstance(v, str)]
+        return [("", versions)] if versions else []
+    if which == "apis" and (kind == "APIGroupList" or "groups" in root):
+        found = []
+        for entry in root.get("groups") or ():
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                continue
+            versions = [v.get("version") for v in entry.get("versions") or ()
+                        if isinstance(v, dict) and isinstance(v.get("version"), str)]
+            preferred = (entry.get("preferredVersion") or {}).get("version")
+            if preferred in versions:
+                versions.remove(preferred)
+                versions.insert(0, preferred)
+            if versions:
+                found.append((entry["name"], versions))
+        return found
+    raise ClientError(f"error: the server's /{which} is neither an aggregated discovery document nor "
+                      f"{'APIVersions' if which == 'api' else 'APIGroupList'} (kind {kind!r})")
+
+
+def _group_version_path(group: str, version: str) -> str:
+    return f"/apis/{group}/{version}" if group else f"/api/{version}"
+
+
+def _fetch_all(transport, paths: list[str]) -> list[dict | None]:
+    """Each path's APIResourceList, fetched concurrently as kubectl does; None for a
+    group-version that fails (kubectl, too, goes on with the groups it could read)."""
+    def fetch(path: str) -> dict | None:
+        try:
+            return _json_body(transport.request("GET", path, accept="application/json"), path)
+        except ClientError as err:
+            gv = path.split("/", 2)[2] if path.startswith("/apis/") else path.rsplit("/", 1)[1]
+            # kubectl's error line for a group-version it could not read (it carries on without it)
+            print(f"E{time.strftime('%m%d %H:%M:%S')} couldn't get resource list for {gv}: {err}",
+                  file=sys.stderr, flush=True)
+            return None
+
+    if len(paths) <= 1:
+        return [fetch(p) for p in paths]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(LEGACY_FETCH_WORKERS, len(paths))) as pool:
+        return list(pool.map(fetch, paths))
+
+
+def _aggregated_version(version: str, resource_list: dict) -> dict:
+    """One APIVersionDiscovery from an APIResourceList: `deployments/scale` style entries become
+    the subresources of their parent."""
+    parents: dict[str, dict] = {}
+    subresources: list[tuple[str, str, dict]] = []
+    for r in resource_list.get("resources") or ():
+        if not isinstance(r, dict) or not isinstance(r.get("name"), str):
+            continue
+        name = r["name"]
+        if "/" in name:
+            parent, _, sub = name.partition("/")
+            subresources.append((parent, sub, r))
+            continue
+        entry = {"resource": name, "responseKind": {"group": r.get("group", ""), "version": r.get("version", ""),
+                                                    "kind": r.get("kind", "")},
+                 "scope": "Namespaced" if r.get("namespaced") else "Cluster",
+                 "singularResource": r.get("singularName") or str(r.get("kind", "")).lower(),
+                 "verbs": list(r.get("verbs") or ())}
+        if r.get("shortNames"):
+            entry["shortNames"] = list(r["shortNames"])
+        if r.get("categories"):
+            entry["categories"] = list(r["categories"])
+        parents[name] = entry
+    for parent, sub, r in subresources:
+        if parent in parents:
+            parents[parent].setdefault("subresources", []).append(
+                {"subresource": sub, "responseKind": {"group": r.get("group", ""), "version": r.get("version", ""),
+                                                      "kind": r.get("kind", "")},
+                 "verbs": list(r.get("verbs") or ())})
+    return {"version": version, "resources": list(parents.values()), "freshness": "Current"}
+
+
+def _json_body(response, path: str) -> dict:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise ClientError(f"error: the server's answer to GET {path} is not a JSON object")
+    return body
 
 
 def cache_dir_for(home: pathlib.Path, server_host: str) -> pathlib.Path:
