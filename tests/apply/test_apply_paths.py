@@ -13,7 +13,12 @@ import pytest
 
 from apply_support import HAVE_KUBECTL
 
-needs_kubectl = pytest.mark.skipif(not HAVE_KUBECTL, reason="kubectl not installed")
+
+
+def needs_kubectl(test):
+    """A differential test against /usr/bin/kubectl (marked `kubectl`, skipped without it)."""
+    return pytest.mark.kubectl(pytest.mark.skipif(not HAVE_KUBECTL, reason="kubectl not installed")(test))
+
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 

@@ -17,7 +17,12 @@ from apply_support import HAVE_KUBECTL
 
 from kubelite.apply.applyset import applyset_id, group_kind, kinds_annotation, namespaces_annotation, tooling_base
 
-needs_kubectl = pytest.mark.skipif(not HAVE_KUBECTL, reason="kubectl not installed")
+
+
+def needs_kubectl(test):
+    """A differential test against /usr/bin/kubectl (marked `kubectl`, skipped without it)."""
+    return pytest.mark.kubectl(pytest.mark.skipif(not HAVE_KUBECTL, reason="kubectl not installed")(test))
+
 APPLYSET_ENV = {"KUBECTL_APPLYSET": "true"}
 
 SSA_MISSING = "server-side apply (application/apply-patch+yaml) is not supported"
