@@ -554,7 +554,9 @@ def _api_text(err) -> str:
 
 
 def _print(obj: dict, output, dry_run: str, *, ordered: bool) -> int:
-    if output.kind == "json" and ordered:
+    from kubelite.imperative.jsonorder import is_typed
+
+    if output.kind == "json" and (ordered or is_typed(obj)):  # server answers are decoded into structs too
         from kubelite.imperative.jsonorder import to_json_in_order
 
         sys.stdout.write(to_json_in_order(obj))

@@ -42,7 +42,9 @@ def with_namespace_in_order(obj: dict, namespace: str) -> dict:
 
 
 def print_result(obj: dict, output, operation: str, dry_run: str, *, ordered: bool) -> None:
-    if output.kind == "json" and ordered:
+    from kubelite.imperative.jsonorder import is_typed
+
+    if output.kind == "json" and (ordered or is_typed(obj)):  # server answers are decoded into structs too
         from kubelite.imperative.jsonorder import to_json_in_order
 
         sys.stdout.write(to_json_in_order(obj))

@@ -89,7 +89,9 @@ def _run(args, command: list[str]) -> int:
         result = sess.client.create(info, args.namespace or sess.namespace, _save_config(obj, args.save_config),
                                     params)
         ordered = False
-    if output.kind == "json" and ordered:
+    from kubelite.imperative.jsonorder import is_typed
+
+    if output.kind == "json" and (ordered or is_typed(result)):  # kubectl decodes overrides/answers into a Pod
         from kubelite.imperative.jsonorder import to_json_in_order
 
         sys.stdout.write(to_json_in_order(result))

@@ -131,7 +131,9 @@ def _set(sub: str, args) -> int:
             result = updated
         else:
             result = _patch(sess, request, obj, updated, args, dry_run)
-        if printer is not None:
+        if printer is not None and output.kind == "json" and _typed_json(result):
+            pass
+        elif printer is not None:
             printer.print(result)
         else:
             sys.stdout.write(common.success_line(result, _WHAT[sub], dry_run))
@@ -139,6 +141,18 @@ def _set(sub: str, args) -> int:
         # kubectl prints several errors as an aggregate, each message followed by its own newline
         sys.stderr.write(line + "\n" if len(errors) > 1 or not line.endswith("\n") else line)
     return 1 if errors else 0
+
+
+def _typed_json(obj: dict) -> bool:
+    """kubectl set decodes built-in kinds into Go structs: -o json prints them in struct order."""
+    from kubelite.imperative.jsonorder import to_json_in_order
+    from kubelite.schema import goorder
+
+    if not goorder.is_builtin(obj.get("apiVersion"), obj.get("kind")):
+        return False
+    sys.stdout.write(to_json_in_order(obj))
+    sys.stdout.flush()
+    return True
 
 
 def _live_targets(sess, args, positional: list[str], sub: str) -> list:
