@@ -2,8 +2,8 @@
 src/kubelite/server/data/proto_fields.json (protobuf wire layout) and
 src/kubelite/schema/data/go_field_order.json (encoding/json key order).
 
-Reads, from local git mirrors of kubernetes/api, kubernetes/apimachinery and kubernetes/apiextensions-apiserver (made with the
-`fetch` tool, never committed), at one tag:
+Reads, from local git mirrors of kubernetes/api, kubernetes/apimachinery and
+kubernetes/apiextensions-apiserver (made with the `fetch` tool, never committed), at one tag:
 - every generated.proto: message names, field numbers, wire types, repeated/map, message refs;
 - the Go type declarations beside it: the JSON name of each field (by protobuf field number),
   whether the JSON tag says omitempty or inline, and whether the Go field is a pointer — the

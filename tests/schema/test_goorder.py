@@ -81,8 +81,9 @@ def test_deployment_spec_replicas_before_template():
     obj = {"spec": {"template": {"spec": {"containers": [{"image": "i", "name": "c"}]}}, "replicas": 1},
            "metadata": {"labels": {"b": "1", "a": "2"}, "name": "d"}, "apiVersion": "apps/v1", "kind": "Deployment"}
     got = goorder.order(obj)
-    assert _pairs(got) == ('{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","labels":{"a":"2","b":"1"}},'
-                           '"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}}')
+    assert _pairs(got) == (
+        '{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","labels":{"a":"2","b":"1"}},'
+        '"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}}')
     assert list(obj["spec"]) == ["template", "replicas"]  # the input is not changed
 
 
