@@ -322,15 +322,19 @@ class APIServer:
             current = self._scale_of(r, old)
             patched = patching.apply(patch_type, current, patch, None)
             return self._write_scale(r, old, patched, None, opts)
-        patched = patching.apply(patch_type, copy.deepcopy(old), patch, r)
+        from kubelite.schema.goorder import as_served
+        from kubelite.server import patchcheck
+
+        served = as_served(copy.deepcopy(old))  # the patch applies to the object as encoded
+        patched = patching.apply(patch_type, copy.deepcopy(served), patch, r)
         if not isinstance(patched, dict):
             raise errors.bad_request("the patch did not produce an object")
+        warnings = patchcheck.review(r, patch_type, served, patch, patched, opts.field_validation)
         meta = patched.setdefault("metadata", {})
         if meta.get("name", name) != name:
             raise errors.bad_request("the name of the object (%s) does not match the name on the URL (%s)"
                                      % (meta.get("name"), name))
         meta["name"] = name
-        warnings = _prune_patched(r, patched, opts)
         expected = meta.get("resourceVersion")
         if expected and _parse_rv(expected) != kv.mod_revision:
             raise errors.conflict(r.group, r.resource, name)
