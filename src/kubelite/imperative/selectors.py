@@ -1,68 +1,36 @@
-"""Label selector text -> LabelSelector (metav1.ParseToLabelSelector)."""
+"""Label selector text -> LabelSelector, as kubectl's metav1.ParseToLabelSelector builds it for
+`set selector`, `create poddisruptionbudget --selector` and the like. The text is parsed by the
+same parser the server uses (kubelite.labels)."""
 from __future__ import annotations
 
-import re
+from kubelite.labels import SelectorSyntaxError, parse_requirements
 
 from .errors import ImperativeError
 
-_REQUIREMENT = re.compile(
-    r"\s*(?P<neg>!)?\s*(?P<key>[^\s!=(),<>]+)\s*"
-    r"(?:(?P<op>==|=|!=|\bnotin\b|\bin\b)\s*(?P<rest>\([^)]*\)|[^\s,()]*))?\s*")
-
-
-def _split_requirements(text: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    parts.append(current)
-    return parts
-
-
-def parse_requirements(text: str) -> list[tuple[str, str, list[str]]]:
-    """(key, operator, values) sorted by key; operators =, ==, !=, in, notin, exists, !."""
-    reqs = []
-    if not text.strip():
-        return reqs
-    for part in _split_requirements(text):
-        m = _REQUIREMENT.fullmatch(part)
-        if not m or (m.group("neg") and m.group("op")):
-            raise ImperativeError(f"unable to parse requirement: {part.strip()}")
-        key, op = m.group("key"), m.group("op")
-        if op is None:
-            reqs.append((key, "!" if m.group("neg") else "exists", []))
-            continue
-        rest = m.group("rest")
-        if op in ("in", "notin"):
-            if not rest.startswith("("):
-                raise ImperativeError(f"found '{rest}', expected: '('")
-            values = sorted({v.strip() for v in rest[1:-1].split(",")})
-        else:
-            values = [rest]
-        reqs.append((key, op, values))
-    return sorted(reqs, key=lambda r: r[0])
+_EXPRESSION_OPERATORS = {"in": "In", "notin": "NotIn", "exists": "Exists", "!": "DoesNotExist"}
 
 
 def parse_to_label_selector(text: str) -> dict:
+    """{"matchLabels": ..., "matchExpressions": ...} (empty parts left out), or ImperativeError
+    with kubectl's wording."""
+    try:
+        requirements = parse_requirements(text)
+    except SelectorSyntaxError as err:
+        raise ImperativeError(f"couldn't parse the selector string \"{text}\": {err}") from None
     match_labels: dict = {}
     expressions: list[dict] = []
-    operators = {"in": "In", "notin": "NotIn", "exists": "Exists", "!": "DoesNotExist"}
-    for key, op, values in parse_requirements(text):
+    # apimachinery sorts the requirements by key (a stable sort for the few a selector has)
+    for key, op, values in sorted(requirements, key=lambda r: r[0].encode()):
         if op in ("=", "=="):
             match_labels[key] = values[0]
             continue
-        if op not in operators:
+        if op in ("gt", "lt"):
+            raise ImperativeError(f'"{op}" isn\'t supported in label selectors')
+        if op not in _EXPRESSION_OPERATORS:
             raise ImperativeError(f'"{op}" is not a valid label selector operator')
-        entry: dict = {"key": key, "operator": operators[op]}
+        entry: dict = {"key": key, "operator": _EXPRESSION_OPERATORS[op]}
         if values:
-            entry["values"] = values
+            entry["values"] = list(values)
         expressions.append(entry)
     out: dict = {}
     if match_labels:
