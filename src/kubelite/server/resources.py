@@ -75,6 +75,8 @@ class ResourceInfo:
     list_kind: str = ""
     printer_columns: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
     schema: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    # A custom resource version's selectableFields, as field-selector labels (`spec.color`).
+    selectable_fields: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def api_version(self) -> str:
@@ -419,8 +421,23 @@ def _crd_resources(crd: Mapping[str, Any]) -> tuple[str, list[ResourceInfo]]:
             storage_version_hash=storage_hash, crd=name, list_kind=list_kind,
             printer_columns=_printer_columns(version, where),
             schema=_version_schema(version, where),
+            selectable_fields=_selectable_fields(version, where),
         ))
     return name, infos
+
+
+def _selectable_fields(version: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    """The field-selector labels a version declares: each jsonPath without its leading dot."""
+    fields = version.get("selectableFields") or []
+    if not isinstance(fields, list):
+        raise InvalidCustomResourceDefinition(f"{where}.selectableFields: must be a list")
+    labels = []
+    for index, entry in enumerate(fields):
+        path = entry.get("jsonPath") if isinstance(entry, Mapping) else None
+        if not isinstance(path, str) or not path:
+            raise InvalidCustomResourceDefinition(f"{where}.selectableFields[{index}].jsonPath: Required value")
+        labels.append(path[1:] if path.startswith(".") else path)
+    return tuple(labels)
 
 
 def _crd_subresources(version: Mapping[str, Any], kind: str, where: str) -> tuple[SubresourceInfo, ...]:

@@ -101,15 +101,20 @@ _SOURCES = {
 
 
 def parse_field_selector(text: str | None, group: str, resource: str, *, crd: bool = False,
-                         namespaced: bool = True) -> Predicate | None:
+                         namespaced: bool = True, selectable: tuple[str, ...] = ()) -> Predicate | None:
     """A predicate for a fieldSelector (None when empty), or StatusError(400) with kube's wording.
 
     As kube-apiserver: all terms are parsed (in sorted order) before any label is checked
-    against what the resource supports.
+    against what the resource supports. `selectable`: a custom resource version's
+    selectableFields (`spec.color`), matched against the field's value as Go's fmt.Sprint
+    prints it, or "" where the object lacks it.
     """
     terms = [_parse_term(text, part) for part in sorted(_split_terms(text or ""), key=str.encode) if part]
     checks = []
     for field, value, negate in terms:
+        if crd and field in selectable and field not in ("metadata.name", "metadata.namespace"):
+            checks.append(((field, None), value, negate))
+            continue
         field = _convert_label(field, group, resource, crd, namespaced)
         source = _SOURCES.get((group, resource, field), (field, None))
         checks.append((source, value, negate))
@@ -194,4 +199,8 @@ def _field_value(obj: dict, path: str, default=None) -> str:
         return ""
     if isinstance(node, bool):
         return "true" if node else "false"
+    if isinstance(node, (float, dict, list)):
+        from kubelite.server.patchcheck import go_print
+
+        return go_print(node)
     return str(node)

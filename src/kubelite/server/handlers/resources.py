@@ -108,7 +108,7 @@ def list_options(request: Request, r) -> ListOptions:
     # Selectors are decoded with the query; the options are validated after.
     label_selector = parse_label_selector(q.get("labelSelector"))
     field_selector = parse_field_selector(q.get("fieldSelector"), r.group, r.resource, crd=bool(r.crd),
-                                          namespaced=r.namespaced)
+                                          namespaced=r.namespaced, selectable=r.selectable_fields)
     problems = _list_option_problems(rv, match, cont)
     if problems:
         raise _list_invalid(problems)

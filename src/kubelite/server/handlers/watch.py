@@ -21,7 +21,7 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
     q = request.query
     label = parse_label_selector(q.get("labelSelector"))
     field = parse_field_selector(q.get("fieldSelector"), r.group, r.resource, crd=bool(r.crd),
-                                 namespaced=r.namespaced)
+                                 namespaced=r.namespaced, selectable=r.selectable_fields)
     timeout_text = q.get("timeoutSeconds")
     try:
         timeout = int(timeout_text) if timeout_text else DEFAULT_TIMEOUT
