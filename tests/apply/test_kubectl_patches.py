@@ -62,7 +62,9 @@ CASES = [
     ("service-ports", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s1"},
                        "spec": {"selector": {"app": "x"}, "ports": [{"port": 80, "name": "http"}]}}, None,
      {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s1", "annotations": {"a": "b"}},
-      "spec": {"selector": {"app": "y"}, "ports": [{"port": 443, "name": "https"}]}}),
+      # not `y`: kubectl reads it as true, which kube-apiserver refuses in a map[string]string
+      # ("unrecognized type: string", the strategic patch converter's error)
+      "spec": {"selector": {"app": "z"}, "ports": [{"port": 443, "name": "https"}]}}),
 ]
 
 BODY = re.compile(r'"Request Body" body="(.*)"\s*$')
