@@ -127,10 +127,9 @@ def test_kubelite_prunes_a_set_kubectl_wrote(served, tmp_path):
     base = ["apply", "-n", "default", "--prune", "--applyset=kset"]
     # kubectl's own members (labels, last-applied) and kubectl's own parent body
     listed = ok(kubectl(served, *base, "-f", f, "--dry-run=client", "-o", "json"))
-    # (--validate=false: kubectl's client-side schema check wants /openapi/v2 as protobuf)
-    ok(kubectl(served, "apply", "--validate=false", "-f", "-", stdin=listed))
+    ok(kubectl(served, "apply", "-f", "-", stdin=listed))
     body = _parent_body(kubectl(served, *base, "-f", f, "-v=8").stderr)
-    ok(kubectl(served, "create", "--validate=false", "-f", "-", stdin=json.dumps(body)))
+    ok(kubectl(served, "create", "-f", "-", stdin=json.dumps(body)))
 
     proc = served.kubelite(*base, "-f", write(tmp_path / "less.json", cm("k-keep")))
     assert ok(proc) == "configmap/k-keep unchanged\nconfigmap/k-gone pruned\n"

@@ -146,10 +146,9 @@ def _error_response(err: StatusError, request: Request | None) -> Response:
 
 
 def _base_headers(content_type: str, extra) -> list[tuple[bytes, bytes]]:
-    headers = [
-        (b"audit-id", str(uuid.uuid4()).encode()),
-        (b"cache-control", b"no-cache, private"),
-    ]
+    headers = [(b"audit-id", str(uuid.uuid4()).encode())]
+    if not any(name.lower() == "cache-control" for name, _ in extra):
+        headers.append((b"cache-control", b"no-cache, private"))
     if content_type:
         headers.append((b"content-type", content_type.encode()))
     if content_type.startswith("text/"):

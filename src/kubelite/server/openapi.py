@@ -14,7 +14,7 @@ looks at: `x-kubernetes-group-version-kind`, `x-kubernetes-action` and the query
 
 Documents are generated lazily and cached per registry generation; the converted built-in
 definitions are shared by every server. Serving them: `OpenAPI(registry).v2()` for
-`/openapi/v2` (JSON only: kubectl asks for protobuf there, which is not produced),
+`/openapi/v2` as JSON and `.v2_protobuf()` as the protobuf kubectl asks for,
 `.v3_index_bytes()` for `/openapi/v3`, `.v3("apis/apps/v1")` for a group-version (None when
 not served) and `.v3_hash(gv)` for the `?hash=` the index advertises.
 """
@@ -492,6 +492,24 @@ class OpenAPI:
 
     def v2(self) -> bytes:
         return self._cached("v2-bytes", lambda: encode(self.v2_document()))
+
+    def v2_protobuf(self) -> bytes:
+        """`/openapi/v2` as gnostic's `openapi.v2.Document` message (what kubectl reads)."""
+        from kubelite.server.protobuf.openapiv2 import encode_document
+
+        return self._cached("v2-protobuf", lambda: encode_document(self.v2_document()))
+
+    def last_modified(self) -> float:
+        """When the documents were last rebuilt (the registry changed): their Last-Modified."""
+        import time
+
+        return self._cached("modified", time.time)
+
+    def gzipped(self, key: str, body: bytes) -> bytes:
+        """`body` gzip-compressed, kept with the documents it was made from."""
+        import gzip
+
+        return self._cached(("gzip", key), lambda: gzip.compress(body, compresslevel=6, mtime=0))
 
     # -- v3 -----------------------------------------------------------------------------------
     def group_versions(self) -> list[str]:
