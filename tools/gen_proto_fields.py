@@ -29,6 +29,12 @@ in its order: declaration order with inline (embedded) structs expanded in place
 valueType names another entry of "types" (the struct each element/value is written as), or null
 when the value is a scalar or has its own JSON marshaller (Time, Quantity, RawExtension...),
 whose content keeps its order. flags: m — a Go map, written with its keys sorted.
+
+go_json_types.json holds what encoding/json needs to decode into and re-encode each struct:
+  {"ref": TAG, "types": {"<package>.<Struct>": [[jsonName, type, omitempty 0|1], ...]}}
+in the same order. type: a Go scalar name (string, bool, int32, float64...), "bytes" ([]byte,
+base64 in JSON), "any" (interface{}), "@<Name>" (a type with its own MarshalJSON: Time, Quantity,
+IntOrString...), a struct name (another entry), or "*T", "[]T", "map:T" around one of these.
 """
 from __future__ import annotations
 
@@ -356,6 +362,83 @@ class GoPackages:
         return table
 
 
+    def type_expr(self, package: str, imports: dict, expr: str, seen: frozenset = frozenset()) -> str:
+        """A Go type as encoding/json sees it, in the compact notation of go_json_types.json."""
+        if expr.startswith("*"):
+            return "*" + self.type_expr(package, imports, expr[1:], seen)
+        if expr == "[]byte":
+            return "bytes"
+        if expr.startswith("[]"):
+            return "[]" + self.type_expr(package, imports, expr[2:], seen)
+        if expr.startswith("map["):
+            level, i = 0, 3
+            for i in range(3, len(expr)):
+                level += {"[": 1, "]": -1}.get(expr[i], 0)
+                if level == 0:
+                    break
+            return "map:" + self.type_expr(package, imports, expr[i + 1:], seen)
+        if expr in GO_BUILTINS:
+            return {"byte": "uint8", "rune": "int32", "interface{}": "any", "error": "any"}.get(expr, expr)
+        if expr.startswith(("interface", "func", "chan ")):
+            return "any"
+        alias, _, name = expr.rpartition(".")
+        where = imports.get(alias) if alias else package
+        key = f"{where}.{name}"
+        if key in self.marshallers:
+            return "@" + name
+        if key in self.structs:
+            return key
+        if key in self.named and key not in seen:
+            pkg, imps, inner = self.named[key]
+            return self.type_expr(pkg, imps, inner, seen | {key})
+        print(f"note: {key}: unknown type, written as any", file=sys.stderr)
+        return "any"
+
+    def typed_fields(self, key: str, depth: int = 0) -> list[tuple[str, str, bool, int, bool]]:
+        """(jsonName, type expression, omitempty, depth, tagged) in encoding/json order, before dominance."""
+        package, imports, members = self.structs[key]
+        out = []
+        for first, second, tags in members:
+            embedded = second is None
+            gotype = first if embedded else second
+            go_name = gotype.lstrip("*").rpartition(".")[2] if embedded else first
+            json_tag = dict(_TAG.findall(tags or "")).get("json")
+            if json_tag == "-":
+                continue
+            tag_name, *options = (json_tag or "").split(",")
+            texpr = self.type_expr(package, imports, gotype)
+            if embedded and not tag_name and texpr in self.structs:
+                out.extend(self.typed_fields(texpr, depth + 1))
+                continue
+            if embedded and not tag_name and texpr.startswith("*") and texpr[1:] in self.structs:
+                print(f"note: {key}: embedded pointer {gotype} expanded as a value", file=sys.stderr)
+                out.extend(self.typed_fields(texpr[1:], depth + 1))
+                continue
+            if not go_name[:1].isupper():
+                continue
+            out.append((tag_name or go_name, texpr, "omitempty" in options, depth, bool(tag_name)))
+        return out
+
+    def typed_table(self, key: str) -> list[list]:
+        """[jsonName, type expression, 1 if omitempty else 0] after Go's dominant-field rule."""
+        fields = self.typed_fields(key)
+        best: dict[str, tuple[int, bool]] = {}
+        dropped: set[str] = set()
+        for name, _, _, depth, tagged in fields:
+            if name not in best or (depth, not tagged) < (best[name][0], not best[name][1]):
+                best[name] = (depth, tagged)
+                dropped.discard(name)
+            elif (depth, tagged) == best[name]:
+                dropped.add(name)
+        table, written = [], set()
+        for name, texpr, omitempty, depth, tagged in fields:
+            if name in dropped or name in written or (depth, tagged) != best[name]:
+                continue
+            written.add(name)
+            table.append([name, texpr, 1 if omitempty else 0])
+        return table
+
+
 def go_files(git_dir: str, ref: str, directory: str) -> list[str]:
     texts = []
     for path in git_ls(git_dir, ref, directory + "/"):
@@ -382,11 +465,13 @@ def go_order(api_dir: str, machinery_dir: str, extensions_dir: str, ref: str, gr
             version = directory.rsplit("/", 1)[-1]
             groups.setdefault(f"{group}/{version}" if group else version, package)
     types = {key: packages.order_table(key) for key in sorted(packages.structs)}
+    typed = {key: packages.typed_table(key) for key in sorted(packages.structs)}
     for key, (package, imports, expr) in sorted(packages.named.items()):
-        ref, is_map = packages.resolve(package, imports, expr)
-        if ref and not is_map and not expr.startswith("[]"):
-            types[key] = types[ref]  # a defined type over a struct (core/v1 List): the struct's layout
-    return {"ref": ref, "groups": groups, "types": types}
+        struct, is_map = packages.resolve(package, imports, expr)
+        if struct and not is_map and not expr.startswith("[]"):
+            types[key] = types[struct]  # a defined type over a struct (core/v1 List): the struct's layout
+            typed[key] = typed[struct]
+    return {"ref": ref, "groups": groups, "types": types}, {"ref": ref, "types": typed}
 
 
 def main(argv: list[str]) -> None:
@@ -403,11 +488,14 @@ def main(argv: list[str]) -> None:
     target = Path(__file__).resolve().parent.parent / "src/kubelite/server/data/proto_fields.json"
     target.write_text(json.dumps(out, separators=(",", ":"), sort_keys=True) + "\n")
     print(f"{target}: {len(out['messages'])} messages, {len(out['groups'])} group versions")
-    order = go_order(api_dir, machinery_dir, extensions_dir, ref, out["groups"])
+    order, typed = go_order(api_dir, machinery_dir, extensions_dir, ref, out["groups"])
     target = target.parent.parent.parent / "schema/data/go_field_order.json"
     target.parent.mkdir(exist_ok=True)
     target.write_text(json.dumps(order, separators=(",", ":"), sort_keys=True) + "\n")
     print(f"{target}: {len(order['types'])} structs, {len(order['groups'])} group versions")
+    target = target.parent / "go_json_types.json"
+    target.write_text(json.dumps(typed, separators=(",", ":"), sort_keys=True) + "\n")
+    print(f"{target}: {len(typed['types'])} structs")
 
 
 if __name__ == "__main__":

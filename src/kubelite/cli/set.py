@@ -97,7 +97,8 @@ def _set(sub: str, args) -> int:
     if args.local:
         from kubelite.manifest import read_sources
 
-        objects = [m.obj for m in read_sources(args.filename, recursive=args.recursive, verb="set")]
+        objects = [_decoded(m.obj, m.source) for m in read_sources(args.filename, recursive=args.recursive,
+                                                                    verb="set")]
         targets = [(None, obj) for obj in objects]
         sess = None
     else:
@@ -131,6 +132,7 @@ def _set(sub: str, args) -> int:
             result = updated
         else:
             result = _patch(sess, request, obj, updated, args, dry_run)
+        result = _decoded(result, "")
         if printer is not None and output.kind == "json" and _typed_json(result):
             pass
         elif printer is not None:
@@ -141,6 +143,17 @@ def _set(sub: str, args) -> int:
         # kubectl prints several errors as an aggregate, each message followed by its own newline
         sys.stderr.write(line + "\n" if len(errors) > 1 or not line.endswith("\n") else line)
     return 1 if errors else 0
+
+
+def _decoded(obj: dict, source: str) -> dict:
+    """kubectl set holds built-in kinds as Go structs: zero fields appear, unknown ones go."""
+    from kubelite.schema.typed import TypedError, roundtrip
+    from kubelite.server.admission.quantity import canonical_quantity
+
+    try:
+        return roundtrip(obj, quantity=canonical_quantity)
+    except TypedError as err:
+        raise common.CommandError(f'error: unable to decode "{source}": {err}') from None
 
 
 def _typed_json(obj: dict) -> bool:
