@@ -117,6 +117,7 @@ class APIServer:
                 except StatusError as err:
                     if err.code != 409:
                         raise
+        self._create_kubernetes_service()
         self._register_stored_crds()
 
     # -- keys and (de)serialisation --------------------------------------------------------------
@@ -680,6 +681,22 @@ class APIServer:
         for kv in self.store.range(self._prefix(crds)).kvs:
             self._register_crd(json.loads(kv.value))
 
+    def _create_kubernetes_service(self) -> None:
+        """`default/kubernetes`, the Service (and Endpoints) a real cluster's apiserver keeps for itself."""
+        from kubelite.server.admission.plugins import kubernetes_service_ip
+
+        objects = (("services", kubernetes_service(kubernetes_service_ip())),
+                   ("endpoints", kubernetes_endpoints()))
+        for resource, body in objects:
+            r = self.registry.lookup("", "v1", resource)
+            if r is None or self.store.get(self._key(r, "default", "kubernetes")) is not None:
+                continue
+            try:
+                self.create(r, "default", body, WriteOptions())
+            except StatusError as err:
+                if err.code != 409:
+                    raise
+
     def _create_default_service_account(self, namespace: str) -> None:
         sa = self.registry.lookup("", "v1", "serviceaccounts")
         if sa is None or self.store.get(self._key(sa, namespace, "default")) is not None:
@@ -694,6 +711,27 @@ class APIServer:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+# The apiserver's own endpoint as its `kubernetes` Service publishes it (secure port 6443).
+APISERVER_ADDRESS = "127.0.0.1"
+APISERVER_PORT = 6443
+
+
+def kubernetes_service(cluster_ip: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "kubernetes", "namespace": "default",
+                         "labels": {"component": "apiserver", "provider": "kubernetes"}},
+            "spec": {"type": "ClusterIP", "clusterIP": cluster_ip, "sessionAffinity": "None",
+                     "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": APISERVER_PORT}]}}
+
+
+def kubernetes_endpoints() -> dict:
+    return {"apiVersion": "v1", "kind": "Endpoints",
+            "metadata": {"name": "kubernetes", "namespace": "default",
+                         "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+            "subsets": [{"addresses": [{"ip": APISERVER_ADDRESS}],
+                         "ports": [{"name": "https", "port": APISERVER_PORT, "protocol": "TCP"}]}]}
+
 
 
 def _prune_patched(r, patched: dict, opts: WriteOptions) -> list[str]:
