@@ -131,10 +131,77 @@ def _write_err(text: str) -> None:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports problems as kubectl does (`error: ...`, exit 1) instead of exiting 2."""
+    """argparse that reports problems as kubectl does (`error: ...`, exit 1) instead of exiting 2.
+
+    Flag errors read as pflag's, which cobra prints as `Error: <what>` and
+    `See 'kubectl <command> --help' for usage.`; flags are matched whole, never by prefix."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self._seen: list[str] = []
+
+    def parse_known_args(self, args=None, namespace=None):
+        if args is not None:
+            self._seen = [*self._seen, *args]  # the spelling a flag error names is the user's
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str):
+        flag_error = self._flag_error(message)
+        if flag_error is not None:
+            raise self.flag_usage_error(*flag_error)
         raise UsageError(f"error: {message}\nSee '{self.prog} -h' for help and examples")
+
+    def flag_usage_error(self, text: str, prog: str) -> UsageError:
+        return UsageError(f"Error: {text}\nSee '{prog} --help' for usage.")
+
+    def _flag_error(self, message: str) -> tuple[str, str] | None:
+        """pflag's wording of argparse's flag complaints, with the command it concerns."""
+        import re
+
+        if message.startswith("unrecognized arguments: "):
+            token = message[len("unrecognized arguments: "):].split(" ")[0]
+            text = self._unknown_flag(token)
+            return (text, self._command_prog()) if text else None
+        m = re.fullmatch(r"argument (\S+): expected one argument", message)
+        if m:
+            return "flag needs an argument: " + self._typed(m.group(1).split("/")), self.prog
+        m = re.fullmatch(r"argument (\S+): invalid (int|float) value: '(.*)'", message)
+        if m:
+            parse = "strconv.ParseInt" if m.group(2) == "int" else "strconv.ParseFloat"
+            return (f'invalid argument "{m.group(3)}" for "{", ".join(m.group(1).split("/"))}" flag: '
+                    f'{parse}: parsing "{m.group(3)}": invalid syntax', self.prog)
+        return None
+
+    def _unknown_flag(self, token: str) -> str | None:
+        if token.startswith("--") and len(token) > 2:
+            return "unknown flag: " + token.split("=", 1)[0]
+        if token.startswith("-") and len(token) > 1 and not token[1:2].isdigit():
+            for i, letter in enumerate(token[1:], start=1):
+                action = self._option_string_actions.get("-" + letter)
+                if action is None:
+                    return f"unknown shorthand flag: '{letter}' in {token}"
+                if action.nargs != 0:  # the rest of the token is this flag's value
+                    break
+        return None
+
+    def _typed(self, spellings: list[str]) -> str:
+        """How the user wrote a flag that lacked its value: `--output` or `'o' in -o`."""
+        for token in reversed(self._seen):
+            name = token.split("=", 1)[0]
+            if name in spellings:
+                return name if name.startswith("--") else f"'{name[1:]}' in {name}"
+        longest = max(spellings, key=len)
+        return longest if longest.startswith("--") else f"'{longest[1:]}' in {longest}"
+
+    def _command_prog(self) -> str:
+        """Unknown flags are reported by the top parser; the hint names the subcommand used."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for token in self._seen:
+                    if token in action.choices:
+                        return action.choices[token].prog
+        return self.prog
 
 
 def parser(command: str, summary: str, examples: str = "") -> Parser:

@@ -25,6 +25,10 @@ EXAMPLES = """\
 class _DiffParser(common.Parser):
     """kubectl diff reports flag errors through CheckDiffErr too: exit 2, not 1."""
 
+    def flag_usage_error(self, text: str, prog: str) -> common.UsageError:
+        # diff's own flag error handler: pflag's wording, kubectl's older hint line
+        return common.UsageError(f"error: {text}\nSee '{prog} -h' for help and examples")
+
     def error(self, message: str):
         try:
             super().error(message)
