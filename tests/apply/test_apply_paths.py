@@ -326,7 +326,12 @@ def test_wait_returns_once_pruned_objects_are_gone(served, tmp_path):
     # a finalizer holds the pruned object: --wait gives up at --timeout with an error
     proc = served.kubelite("apply", "-f", only_keep, "--prune", "-l", "w=1", "--wait", "--timeout=1s")
     assert proc.returncode == 1 and "configmap/w-held pruned\n" in proc.stdout
-    assert proc.stderr == "error: timed out waiting for the condition on configmaps/w-held\n"
+    # kubectl's klog deprecation warning for the default prune allowlist comes first
+    assert proc.stderr.endswith(" prune.go:71] Deprecated: kubectl apply will no longer prune non-namespaced "
+                                "resources by default when used with the --namespace flag in a future release. To "
+                                "preserve the current behaviour, list the resources you want to target explicitly in "
+                                "the --prune-allowlist flag.\n"
+                                "error: timed out waiting for the condition on configmaps/w-held\n")
     # without --wait apply returns at once; once the finalizer is gone the object goes
     ok(served.kubelite("patch", "configmap", "w-held", "--type=merge", "-p", '{"metadata":{"finalizers":null}}'))
     assert served.kubelite("get", "configmap", "w-held").returncode == 1

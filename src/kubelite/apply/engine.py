@@ -158,6 +158,10 @@ class Applier:
             if not is_not_found(err):
                 raise sourced("retrieving current configuration of", item.source, err) from None
             live = None
+        if live is not None and self.options.dry_run == "client":
+            # kubectl computes no patch under client dry-run: no warning, never `unchanged`, and
+            # the live object as it read it
+            return Outcome(item, PATCH, live)
         action = self.plan(item, live)
         for warning in action.warnings:
             self.warn(warning)

@@ -176,10 +176,26 @@ def _prune(args, sess, applier, applyset, result, dry_run: str) -> list[dict]:
                               grace_period=args.grace_period)
     from kubelite.apply.prune import Pruner
 
+    if not args.prune_allowlist:
+        # kubectl's namespace is never empty (it defaults to "default"), so its default allowlist,
+        # which still takes cluster-scoped kinds, always draws this klog warning
+        _warn(_klog_warning("prune.go:71", "Deprecated: kubectl apply will no longer prune non-namespaced resources "
+                            "by default when used with the --namespace flag in a future release. To preserve the "
+                            "current behaviour, list the resources you want to target explicitly in the "
+                            "--prune-allowlist flag."))
     pruner = Pruner(sess, selector=args.selector, allowlist=args.prune_allowlist,
                     namespace_specified=sess.connection.namespace_explicit, dry_run=dry_run,
                     grace_period=args.grace_period, propagation=_propagation(args.cascade))
     return pruner.prune(result)
+
+
+def _klog_warning(location: str, message: str) -> str:
+    """klog's text header for a warning: severity, date, time, pid, source location."""
+    import datetime
+    import os
+
+    now = datetime.datetime.now()
+    return f"W{now:%m%d %H:%M:%S}.{now.microsecond:06d} {os.getpid():>7} {location}] {message}"
 
 
 def _propagation(cascade: str) -> str:

@@ -114,12 +114,12 @@ def _targets(sess, args, selection, errors) -> list[common.Request]:
     for request in selection.requests:
         if request.name is not None:
             if request.obj is not None and not request.name:
-                errors.append(common.CommandError("error: resource name may not be empty"))
+                errors.append(empty_name("deleting", request.source))
                 continue
             out.append(request)
             continue
         if request.obj is not None:  # a file object without a name (generateName)
-            errors.append(common.CommandError("error: resource name may not be empty"))
+            errors.append(empty_name("deleting", request.source))
             continue
         try:
             for page in sess.client.list_pages(request.resource, request.namespace, chunk_size=500,
@@ -131,6 +131,12 @@ def _targets(sess, args, selection, errors) -> list[common.Request]:
         except Exception as err:  # noqa: BLE001 - reported with the others
             errors.append(err)
     return out
+
+
+def empty_name(verb: str, source: str | None) -> Exception:
+    """The request builder's refusal of an object without a name, with its source (AddSourceToErr)."""
+    where = f'error when {verb} "{source}": ' if source else ""
+    return common.CommandError(f"error: {where}resource name may not be empty")
 
 
 def _kind_string(info) -> str:

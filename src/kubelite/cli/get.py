@@ -145,6 +145,8 @@ def _print_objects(sess, args, selection, output, errors) -> bool:
                 objects.extend(common.with_type(item, request.resource) for item in obj["items"])
             else:
                 objects.append(obj)
+    if selection.single_item and errors:
+        return False  # kubectl returns the error of a single implied item without printing a List
     if args.sort_by:
         objects = _sorted(objects, args.sort_by)
     if selection.single_item and len(objects) == 1:

@@ -30,12 +30,20 @@ def _klog_header() -> str:
     return f"E{now:%m%d %H:%M:%S}.{now.microsecond:06d} {os.getpid():>7} run.go:72] "
 
 
+_GLOBAL_FLAGS = (("--kubeconfig",), ("--context",), ("--cluster",), ("--user",), ("-n", "--namespace"),
+                 ("-s", "--server"), ("--token",), ("--request-timeout",), ("--cache-dir",), ("-v", "--v"))
+
+
 def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="kubelite kustomize")
     parser.add_argument("dir", nargs="?", default=".")
     parser.add_argument("--load-restrictor", default="LoadRestrictionsRootOnly",
                         choices=["LoadRestrictionsRootOnly", "LoadRestrictionsNone"])
     parser.add_argument("--reorder", default="", choices=["", "legacy", "none"])
+    # kubectl's global flags are accepted everywhere (`kubectl --kubeconfig F kustomize DIR`);
+    # a build never talks to a cluster, so they are read and ignored
+    for flags in _GLOBAL_FLAGS:
+        parser.add_argument(*flags, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     from kubelite.kustomize import KustomizeError, build, render

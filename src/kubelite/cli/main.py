@@ -37,7 +37,9 @@ COMMANDS: dict[str, str] = {
 
 
 # Global flags kubectl accepts before the command name (`kubectl --kubeconfig F get ns`) that
-# take a value; they are moved after the command, where each command parses them.
+# take a value; they are moved behind the command's own words (before any `--`), where each
+# command parses them: right after the name they would split `create deployment NAME` or
+# `set image ...` from their subcommand words.
 _GLOBAL_VALUE_FLAGS = frozenset({"--kubeconfig", "--context", "--cluster", "--user", "-n", "--namespace", "-s",
                                  "--server", "--token", "--request-timeout", "--cache-dir", "-v", "--v"})
 
@@ -47,7 +49,9 @@ def _command_first(argv: list[str]) -> list[str]:
     while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-h", "--help"):
         i += 2 if argv[i] in _GLOBAL_VALUE_FLAGS else 1
     if 0 < i < len(argv):
-        return [argv[i]] + argv[:i] + argv[i + 1:]
+        rest = argv[i + 1:]
+        cut = rest.index("--") if "--" in rest else len(rest)
+        return [argv[i]] + rest[:cut] + argv[:i] + rest[cut:]
     return argv
 
 

@@ -66,7 +66,9 @@ def _replace(args) -> int:
     def replace(request: common.Request) -> None:
         obj = common.annotated(common.with_namespace(request.obj, request), args.save_config)
         if not request.name:
-            raise common.CommandError("error: resource name may not be empty")
+            from kubelite.cli.delete import empty_name
+
+            raise empty_name("replacing", request.source)
         if dry_run == "client":
             show(obj)
             return
