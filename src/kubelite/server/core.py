@@ -600,6 +600,10 @@ class APIServer:
         obj = self.admission.mutate_create(r, obj)
         if r.crd and r.subresource("status") is not None:
             obj.pop("status", None)
+        if r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
+            from kubelite.server.admission import crd
+
+            obj["status"] = crd.crd_created_status(obj)
         gen = generation.initial_generation(obj)
         if gen is None:
             obj["metadata"].pop("generation", None)
@@ -654,6 +658,23 @@ class APIServer:
             self._create_default_service_account(obj["metadata"]["name"])
         elif r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
             self._register_crd(obj)
+            self._establish_crd(r, obj)
+
+    def _establish_crd(self, r, crd: dict) -> None:
+        """What kube-apiserver's naming and establishing controllers write right after a CRD is
+        created: a status update (a new resourceVersion, a MODIFIED event); the create answer
+        itself still shows the status as created."""
+        from kubelite.server.admission.crd import crd_initial_status
+        from kubelite.server.storage.errors import Conflict, NotFound
+
+        established = copy.deepcopy(crd)
+        established["status"] = crd_initial_status(crd, now_rfc3339())
+        meta = crd["metadata"]
+        try:
+            self.store.update(self._key(r, "", meta["name"]), self._encode(_ordered(established)),
+                              int(meta["resourceVersion"]))
+        except (Conflict, NotFound):
+            pass  # changed or deleted meanwhile: the controllers would retry on that version
 
     def _after_update(self, r, obj: dict) -> None:
         if r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":

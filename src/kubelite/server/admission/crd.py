@@ -18,6 +18,7 @@ __all__ = [
     "prune",
     "apply_schema_defaults",
     "prepare_custom_resource_for_create",
+    "crd_created_status",
     "crd_initial_status",
     "validate_custom_resource",
 ]
@@ -120,6 +121,14 @@ def prepare_custom_resource_for_create(obj: dict, crd: dict) -> dict:
     if has_status_subresource(crd, version):
         out.pop("status", None)
     return out
+
+
+def crd_created_status(crd: dict) -> dict:
+    """Status of a CRD as created, before the controllers ran: only the storage version, the
+    rest as Go writes an empty status (acceptedNames' required kind and plural, no conditions)."""
+    spec = crd.get("spec") or {}
+    storage = [v.get("name") for v in spec.get("versions") or [] if isinstance(v, dict) and v.get("storage")]
+    return {"conditions": None, "acceptedNames": {"plural": "", "kind": ""}, "storedVersions": storage}
 
 
 def crd_initial_status(crd: dict, now: str) -> dict:
