@@ -31,10 +31,11 @@ when the value is a scalar or has its own JSON marshaller (Time, Quantity, RawEx
 whose content keeps its order. flags: m — a Go map, written with its keys sorted.
 
 go_json_types.json holds what encoding/json needs to decode into and re-encode each struct:
-  {"ref": TAG, "types": {"<package>.<Struct>": [[jsonName, type, omitempty 0|1], ...]}}
+  {"ref": TAG, "types": {"<package>.<Struct>": [[jsonName, type, omitempty 0|1, goType], ...]}}
 in the same order. type: a Go scalar name (string, bool, int32, float64...), "bytes" ([]byte,
 base64 in JSON), "any" (interface{}), "@<Name>" (a type with its own MarshalJSON: Time, Quantity,
 IntOrString...), a struct name (another entry), or "*T", "[]T", "map:T" around one of these.
+goType: the field's type as encoding/json's errors name it (v1.Protocol, []v1.Container).
 """
 from __future__ import annotations
 
@@ -394,6 +395,26 @@ class GoPackages:
         print(f"note: {key}: unknown type, written as any", file=sys.stderr)
         return "any"
 
+    def go_string(self, package: str, imports: dict, expr: str) -> str:
+        """The type as Go's reflect spells it in encoding/json errors: v1.Protocol, []v1.Container."""
+        if expr.startswith("*"):
+            return "*" + self.go_string(package, imports, expr[1:])
+        if expr.startswith("[]"):
+            return "[]" + self.go_string(package, imports, expr[2:])
+        if expr.startswith("map["):
+            level, i = 0, 3
+            for i in range(3, len(expr)):
+                level += {"[": 1, "]": -1}.get(expr[i], 0)
+                if level == 0:
+                    break
+            return (f"map[{self.go_string(package, imports, expr[4:i])}]"
+                    f"{self.go_string(package, imports, expr[i + 1:])}")
+        if expr in GO_BUILTINS:
+            return {"byte": "uint8", "rune": "int32", "interface{}": "interface {}", "any": "interface {}"}.get(expr, expr)
+        alias, _, name = expr.rpartition(".")
+        where = imports.get(alias) if alias else package
+        return f"{(where or alias).rsplit('.', 1)[-1]}.{name}"
+
     def typed_fields(self, key: str, depth: int = 0) -> list[tuple[str, str, bool, int, bool]]:
         """(jsonName, type expression, omitempty, depth, tagged) in encoding/json order, before dominance."""
         package, imports, members = self.structs[key]
@@ -416,7 +437,8 @@ class GoPackages:
                 continue
             if not go_name[:1].isupper():
                 continue
-            out.append((tag_name or go_name, texpr, "omitempty" in options, depth, bool(tag_name)))
+            out.append((tag_name or go_name, (texpr, self.go_string(package, imports, gotype)),
+                        "omitempty" in options, depth, bool(tag_name)))
         return out
 
     def typed_table(self, key: str) -> list[list]:
@@ -435,7 +457,7 @@ class GoPackages:
             if name in dropped or name in written or (depth, tagged) != best[name]:
                 continue
             written.add(name)
-            table.append([name, texpr, 1 if omitempty else 0])
+            table.append([name, texpr[0], 1 if omitempty else 0, texpr[1]])
         return table
 
 

@@ -26,7 +26,6 @@ import binascii
 import datetime
 import functools
 import json
-import re
 from collections.abc import Callable
 from importlib import resources
 
@@ -41,7 +40,6 @@ _INT_RANGES = {
     "uint64": (0, 2**64 - 1), "uint": (0, 2**64 - 1),
 }
 _FLOATS = frozenset({"float32", "float64"})
-_RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})\Z")
 _GO_ZERO_TIME = datetime.datetime(1, 1, 1, tzinfo=datetime.timezone.utc)
 
 Quantity = Callable[[object], str]
@@ -112,8 +110,8 @@ class _Codec:
 
     def struct(self, value: object, struct: str, path: tuple[str, ...]) -> dict:
         out = {}
-        for name, texpr, omitempty in self.types[struct]:
-            where = (struct, path + (name,))
+        for name, texpr, omitempty, gotype in self.types[struct]:
+            where = (struct, path + (name,), gotype)
             item = self.value(value[name], texpr, where) if name in value else self.zero(texpr, where)
             if omitempty and self.empty(item, texpr):
                 continue
@@ -126,15 +124,17 @@ class _Codec:
         if value is None:
             return self.null(texpr, where)
         if texpr.startswith("*"):
-            return self.value(value, texpr[1:], where)
+            return self.value(value, texpr[1:], _inner(where, "*"))
         if texpr.startswith("[]"):
             if not isinstance(value, list):
                 raise self.mismatch(value, texpr, where)
-            return [self.value(item, texpr[2:], where) for item in value]
+            inner = _inner(where, "[]")
+            return [self.value(item, texpr[2:], inner) for item in value]
         if texpr.startswith("map:"):
             if not isinstance(value, dict):
                 raise self.mismatch(value, texpr, where)
-            return {key: self.value(value[key], texpr[4:], where) for key in sorted(value)}
+            inner = _inner(where, "map[")
+            return {key: self.value(value[key], texpr[4:], inner) for key in sorted(value)}
         if texpr.startswith("@"):
             return self.self_marshalled(value, texpr[1:], where)
         if texpr in self.types:
@@ -239,7 +239,7 @@ class _Codec:
         if name == "IntOrString":
             if isinstance(value, str):
                 return value
-            return self.integer(value, "int32", where)
+            return self.integer(value, "int32", where[:2] + (None,))  # its decoder reads an int32
         if name == "JSONSchemaPropsOrBool" and isinstance(value, bool):
             return value
         if name in ("JSONSchemaPropsOrBool", "JSONSchemaPropsOrArray", "JSONSchemaPropsOrStringArray"):
@@ -273,9 +273,23 @@ class _Codec:
 
     @staticmethod
     def mismatch(value: object, texpr: str, where: tuple, what: str | None = None) -> TypedError:
-        struct, path = where
+        struct, path, gotype = where
         return TypedError(f"json: cannot unmarshal {what or _json_kind(value)} into Go struct field "
-                          f"{_short(struct)}.{'.'.join(path)} of type {_go_type(texpr)}")
+                          f"{_short(struct)}.{'.'.join(path)} of type {gotype or _go_type(texpr)}")
+
+
+def _inner(where: tuple, prefix: str) -> tuple:
+    """``where`` for the element of a pointer, slice or map: its Go type name, when spelled out."""
+    struct, path, gotype = where
+    if not gotype or not gotype.startswith(prefix):
+        return struct, path, None  # a named slice/map type: the element's name is not recorded
+    if prefix == "map[":
+        depth = 0
+        for i, char in enumerate(gotype):
+            depth += {"[": 1, "]": -1}.get(char, 0)
+            if char == "]" and depth == 0:
+                return struct, path, gotype[i + 1:]
+    return struct, path, gotype[len(prefix):]
 
 
 def _go_type(texpr: str) -> str:
@@ -315,26 +329,121 @@ def _bad_base64_offset(text: str) -> int:
 
 def _time(value: object, micro: bool) -> str | None:
     """metav1.Time / MicroTime: an RFC 3339 string in, UTC out (to the second, or microsecond)."""
-    layout = "2006-01-02T15:04:05.000000Z07:00" if micro else "2006-01-02T15:04:05Z07:00"
     if not isinstance(value, str):
         raise TypedError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type string")
-    match = _RFC3339.match(value)
-    if not match or (micro and len(match.group(7) or "") != 7):
-        raise TypedError(f'parsing time "{value}" as "{layout}": cannot parse "{value}" as "{layout}"')
-    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
-    fraction = match.group(7) or ""
-    micros = int((fraction[1:] + "000000")[:6]) if fraction else 0
-    zone = match.group(8)
-    offset = datetime.timedelta(0) if zone == "Z" else (
-        (1 if zone[0] == "+" else -1) * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+    fields = _GoTimeParser(value, micro).parse()
+    year, month, day, hour, minute, second, micros, offset = fields
     try:
         local = datetime.datetime(year, month, day, hour, minute, second, micros,
-                                  tzinfo=datetime.timezone(offset))
+                                  tzinfo=datetime.timezone(datetime.timedelta(minutes=offset)))
         instant = local.astimezone(datetime.timezone.utc)
     except (ValueError, OverflowError):
-        raise TypedError(f'parsing time "{value}": out of range') from None
+        raise TypedError(f'parsing time "{value}": year out of range') from None
     if instant == _GO_ZERO_TIME:
         return None  # the zero time marshals as null
     text = (f"{instant.year:04d}-{instant.month:02d}-{instant.day:02d}"
             f"T{instant.hour:02d}:{instant.minute:02d}:{instant.second:02d}")
     return f"{text}.{instant.microsecond:06d}Z" if micro else f"{text}Z"
+
+
+class _GoTimeParser:
+    """Go's time.Parse with the RFC 3339 layout (MicroTime: with exactly six fraction digits),
+    element by element, so that a bad value fails with Go's wording: which layout element
+    could not be parsed, which field is out of range, or what text is left over."""
+
+    def __init__(self, value: str, micro: bool) -> None:
+        self.whole = value
+        self.rest = value
+        self.micro = micro
+        self.layout = "2006-01-02T15:04:05.000000Z07:00" if micro else "2006-01-02T15:04:05Z07:00"
+
+    def fail(self, element: str) -> TypedError:
+        return TypedError(f'parsing time "{self.whole}" as "{self.layout}": '
+                          f'cannot parse "{self.rest}" as "{element}"')
+
+    def out_of_range(self, what: str) -> TypedError:
+        return TypedError(f'parsing time "{self.whole}": {what} out of range')
+
+    def literal(self, text: str) -> None:
+        if not self.rest.startswith(text):
+            raise self.fail(text)
+        self.rest = self.rest[len(text):]
+
+    def number(self, element: str, fixed: bool) -> int:
+        rest = self.rest
+        if not rest[:1].isdigit():
+            raise self.fail(element)
+        if not rest[1:2].isdigit():
+            if fixed:
+                raise self.fail(element)
+            self.rest = rest[1:]
+            return int(rest[0])
+        self.rest = rest[2:]
+        return int(rest[:2])
+
+    def parse(self) -> tuple[int, int, int, int, int, int, int, int]:
+        if len(self.rest) < 4 or not self.rest[:4].isdigit():
+            raise self.fail("2006")
+        year, self.rest = int(self.rest[:4]), self.rest[4:]
+        self.literal("-")
+        month = self.number("01", True)
+        if not 1 <= month <= 12:
+            raise self.out_of_range("month")
+        self.literal("-")
+        day = self.number("02", True)
+        self.literal("T")
+        hour = self.number("15", False)
+        if hour >= 24:
+            raise self.out_of_range("hour")
+        self.literal(":")
+        minute = self.number("04", True)
+        if minute >= 60:
+            raise self.out_of_range("minute")
+        self.literal(":")
+        second = self.number("05", True)
+        if second >= 60:
+            raise self.out_of_range("second")
+        micros = self.fraction()
+        offset = self.zone()
+        if self.rest:
+            raise TypedError(f'parsing time "{self.whole}": extra text: "{self.rest}"')
+        if day < 1 or day > _days_in(month, year):
+            raise self.out_of_range("day")
+        return year, month, day, hour, minute, second, micros, offset
+
+    def fraction(self) -> int:
+        rest = self.rest
+        if self.micro:
+            if len(rest) < 7 or rest[0] not in ".," or not rest[1:7].isdigit():
+                raise self.fail(".000000")
+            self.rest = rest[7:]
+            return int(rest[1:7])
+        if len(rest) >= 2 and rest[0] in ".," and rest[1].isdigit():
+            end = 2
+            while end < len(rest) and rest[end].isdigit():
+                end += 1
+            self.rest = rest[end:]
+            return int((rest[1:end] + "000000")[:6])
+        return 0
+
+    def zone(self) -> int:
+        rest = self.rest
+        if rest.startswith("Z"):
+            self.rest = rest[1:]
+            return 0
+        if len(rest) < 6 or rest[3] != ":" or rest[0] not in "+-" \
+                or not (rest[1:3].isdigit() and rest[4:6].isdigit()):
+            raise self.fail("Z07:00")
+        hours, minutes = int(rest[1:3]), int(rest[4:6])
+        if hours > 24:
+            raise self.out_of_range("time zone offset hour")
+        if minutes > 60:
+            raise self.out_of_range("time zone offset minute")
+        self.rest = rest[6:]
+        return (1 if rest[0] == "+" else -1) * (hours * 60 + minutes)
+
+
+def _days_in(month: int, year: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
