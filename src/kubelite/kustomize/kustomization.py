@@ -1,6 +1,8 @@
 """Reading and checking a kustomization file."""
 from __future__ import annotations
 
+from kubelite.schema.gojson import json_kind
+
 from .errors import KustomizeError
 
 FIELDS = frozenset("""apiVersion kind metadata openapi namePrefix nameSuffix namespace commonLabels labels
@@ -66,23 +68,13 @@ _GENERATOR_TYPES = {"name": "string", "namespace": "string", "behavior": "string
                     "options": "types.GeneratorOptions"}
 
 
-def _json_kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _check_type(value: object, go_type: str, where: str) -> None:
     """encoding/json's type check of one field (null fits anything)."""
     if value is None:
         return
 
     def fail(found: object, type_name: str) -> None:
-        raise KustomizeError(f"invalid Kustomization: json: cannot unmarshal {_json_kind(found)} "
+        raise KustomizeError(f"invalid Kustomization: json: cannot unmarshal {json_kind(found)} "
                              f"into Go struct field {where} of type {type_name}")
     if go_type.startswith("[]"):
         if not isinstance(value, list):

@@ -14,6 +14,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from kubelite.schema.gojson import json_kind
+
 from . import _goyaml
 from ._gonum import INT64_MAX, INT64_MIN
 from .errors import ManifestError, aggregate
@@ -262,20 +264,6 @@ def _validate(value: object) -> list[str]:
     return problems
 
 
-def _go_type(value: object) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
-
-
 def _string_field(obj: dict, name: str) -> str:
     value = obj.get(name)
     return value if isinstance(value, str) else ""
@@ -290,7 +278,7 @@ def _flatten(doc: dict, source: str) -> list[tuple[dict, int | None]]:
         items = []
     if not isinstance(items, list):
         raise ManifestError(
-            f'unable to decode "{source}": json: cannot unmarshal {_go_type(items)} into Go struct field '
+            f'unable to decode "{source}": json: cannot unmarshal {json_kind(items)} into Go struct field '
             "decodeList.items of type []json.RawMessage")
     item_kind = _string_field(doc, "kind")
     item_kind = item_kind[:-4] if item_kind.endswith("List") else item_kind
@@ -299,7 +287,7 @@ def _flatten(doc: dict, source: str) -> list[tuple[dict, int | None]]:
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise ManifestError(
-                f'unable to decode "{source}": json: cannot unmarshal {_go_type(item)} into Go value of type '
+                f'unable to decode "{source}": json: cannot unmarshal {json_kind(item)} into Go value of type '
                 "map[string]interface {}")
         if not _string_field(item, "kind") and not _string_field(item, "apiVersion"):
             item = dict(item, kind=item_kind, apiVersion=list_version)
@@ -342,7 +330,7 @@ def _document_objects(doc: _Document, index: int, source: str, validate: bool) -
                 source, doc.line)
     if not isinstance(doc.value, dict):
         raise ManifestError(
-            f'unable to decode "{source}": json: cannot unmarshal {_go_type(doc.value)} into Go value of '
+            f'unable to decode "{source}": json: cannot unmarshal {json_kind(doc.value)} into Go value of '
             "type unstructured.detector")
     for obj, item in _flatten(doc.value, source):
         if not _string_field(obj, "kind"):

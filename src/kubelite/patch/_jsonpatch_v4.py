@@ -27,6 +27,7 @@ import re
 
 from kubelite.patch._jsonvalue import deep_copy, scalar_equal
 from kubelite.patch.json_patch import JsonPatchError
+from kubelite.schema.gojson import json_kind
 
 
 class _Sentinel:
@@ -86,7 +87,7 @@ def apply(doc: object, operations: object) -> object:
     if not isinstance(root, (dict, list)):
         if root is not None:
             raise KubectlJsonPatchError(
-                f"json: cannot unmarshal {_go_json_type(root)} into Go value of type "
+                f"json: cannot unmarshal {json_kind(root)} into Go value of type "
                 "jsonpatch.partialDoc", "", "the document is not an object or array")
         root = COPIED_NULL  # Go decodes a null document into a nil map.
     for index, operation in enumerate(operations):
@@ -105,7 +106,7 @@ def _decode_patch(operations: object) -> list[dict]:
         return []
     if not isinstance(operations, list):
         raise KubectlJsonPatchError(
-            f"json: cannot unmarshal {_go_json_type(operations)} into Go value of type "
+            f"json: cannot unmarshal {json_kind(operations)} into Go value of type "
             "jsonpatch.Patch", None, "the patch is not an array")
     decoded = []
     for index, operation in enumerate(operations):
@@ -113,22 +114,10 @@ def _decode_patch(operations: object) -> list[dict]:
             operation = {}
         if not isinstance(operation, dict):
             raise KubectlJsonPatchError(
-                f"json: cannot unmarshal {_go_json_type(operation)} into Go value of type "
+                f"json: cannot unmarshal {json_kind(operation)} into Go value of type "
                 "jsonpatch.Operation", None, "an operation is not an object", op_index=index)
         decoded.append(operation)
     return decoded
-
-
-def _go_json_type(value: object) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def _plain(value: object) -> object:
@@ -165,7 +154,7 @@ def _string_member(operation: dict, name: str, missing: str) -> str:
     if value is None:
         raise _Failure(f"{missing}: {_MISSING}", f"missing '{name}'")
     if not isinstance(value, str):
-        raise _Failure(f"json: cannot unmarshal {_go_json_type(value)} into Go value of type "
+        raise _Failure(f"json: cannot unmarshal {json_kind(value)} into Go value of type "
                        "string", f"'{name}' is not a string")
     return value
 

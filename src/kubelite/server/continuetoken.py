@@ -11,6 +11,7 @@ import base64
 import json
 import posixpath
 
+from kubelite.schema.gojson import json_kind
 from kubelite.server.errors import bad_request
 
 VERSION = "meta.k8s.io/v1"
@@ -84,7 +85,7 @@ def _unmarshal(data: bytes) -> dict:
     if payload is None:
         return {}
     if not isinstance(payload, dict):
-        raise _TokenError(f"{_INVALID}: json: cannot unmarshal {_json_kind(payload)} into Go value of type "
+        raise _TokenError(f"{_INVALID}: json: cannot unmarshal {json_kind(payload)} into Go value of type "
                           "storage.continueToken")
     fields: dict = {}
     for name, go_type in _GO_TYPES.items():
@@ -102,21 +103,11 @@ def _unmarshal(data: bytes) -> dict:
 
 
 def _type_error(value, name: str, go_type: str) -> _TokenError:
-    kind = _json_kind(value)
+    kind = json_kind(value)
     if kind == "number":
         kind = f"number {json.dumps(value)}"
     return _TokenError(f"{_INVALID}: json: cannot unmarshal {kind} into Go struct field continueToken.{name} "
                        f"of type {go_type}")
-
-
-def _json_kind(value) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _json_syntax_message(data: bytes, exc: ValueError) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from kubelite.schema.gojson import json_kind
 from kubelite.server import errors
 
 JSON_PATCH = "application/json-patch+json"
@@ -43,7 +44,7 @@ def apply(content_type: str, original: dict, patch: bytes, resource) -> object:
         doc = _decode(patch)
         if not isinstance(doc, dict):
             raise errors.bad_request("error decoding patch: json: cannot unmarshal "
-                                     f"{_go_type(doc)} into Go value of type map[string]interface {{}}")
+                                     f"{json_kind(doc)} into Go value of type map[string]interface {{}}")
         if content_type == MERGE_PATCH:
             return _merge_patch(original, doc)
         if content_type == STRATEGIC_PATCH:
@@ -66,18 +67,6 @@ def _decode(patch: bytes):
         text = "unexpected end of JSON input" if not patch.strip() or "Expecting" in str(err) and \
             err.pos >= len(patch.strip()) else str(err)
         raise errors.bad_request(f"error decoding patch: {text}") from None
-
-
-def _go_type(value) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "null"
 
 
 def _json_patch(original, ops):
