@@ -72,7 +72,7 @@ def _run(args, command: list[str]) -> int:
                              restart=args.restart, image_pull_policy=args.image_pull_policy,
                              privileged=args.privileged)
         if args.overrides:
-            obj = pod.apply_overrides(obj, args.overrides)
+            obj = _as_pod(pod.apply_overrides(obj, args.overrides))
     except ImperativeError as err:
         raise common.CommandError(f"error: {err}") from None
     sess = common.session(args)
@@ -100,6 +100,18 @@ def _run(args, command: list[str]) -> int:
     else:
         sys.stdout.write(common.success_line(result, "created", dry_run))
     return 0
+
+
+def _as_pod(obj: dict) -> dict:
+    """kubectl decodes the overridden object into a Go Pod: zero fields appear, unknown ones go."""
+    from kubelite.imperative import ImperativeError
+    from kubelite.schema.typed import TypedError, roundtrip
+    from kubelite.server.admission.quantity import canonical_quantity
+
+    try:
+        return roundtrip(obj, "v1", "Pod", quantity=canonical_quantity)
+    except TypedError as err:
+        raise ImperativeError(str(err)) from None
 
 
 def _meta_order(meta: dict) -> dict:
