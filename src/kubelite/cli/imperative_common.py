@@ -1,4 +1,4 @@
-"""Shared by the imperative commands that act on existing objects (expose, autoscale): the objects
+"""Shared by the imperative commands that act on existing objects (expose, autoscale, scale): the objects
 kubectl's resource builder hands them, and printing generated objects as kubectl does."""
 from __future__ import annotations
 
@@ -8,12 +8,17 @@ import sys
 from kubelite.cli import common
 
 
-def targets(sess, args, verb: str) -> tuple[list, list]:
-    """[(request, object)]: objects from -f as written, named objects as read from the server."""
+def targets(sess, args, verb: str, *, require_names: bool | None = None,
+            label_selector: str | None = None) -> tuple[list, list]:
+    """[(request, object)] as kubectl's builder hands them: objects from -f as written, named objects
+    as read from the server, list requests expanded (filtered by `label_selector`); and the errors
+    met on the way. Names are required unless -f is given or `require_names` says otherwise."""
     from kubelite.client.errors import ClientError
 
     errors: list = []
-    selection = common.build(sess, args, list(args.args), verb=verb, require_names=not args.filename,
+    if require_names is None:
+        require_names = not args.filename
+    selection = common.build(sess, args, list(args.args), verb=verb, require_names=require_names,
                              errors=errors)
     found: list = []
     for request in selection.requests:
@@ -24,7 +29,8 @@ def targets(sess, args, verb: str) -> tuple[list, list]:
                 live = sess.client.get(request.resource, request.name, request.namespace)
                 found.append((request, common.with_type(live, request.resource)))
             else:
-                for page in sess.client.list_pages(request.resource, request.namespace):
+                for page in sess.client.list_pages(request.resource, request.namespace,
+                                                   label_selector=label_selector):
                     found.extend((request, common.with_type(item, request.resource)) for item in page.get("items") or ())
         except ClientError as err:
             errors.append(err)

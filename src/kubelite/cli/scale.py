@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from kubelite.cli import common
+from kubelite.cli import common, imperative_common
 
 EXAMPLES = """\
   # Scale a deployment named nginx to 3
@@ -62,7 +62,9 @@ def _scale(args) -> int:
     output = common.parse_output(args.output)
     dry_run = common.dry_run_mode(args)
     sess = common.session(args)
-    found, info_errors = _objects(sess, args)
+    listing = bool(args.all or args.selector)
+    found, info_errors = imperative_common.targets(sess, args, "scale", require_names=not listing and not args.filename,
+                                                   label_selector=args.selector)
     if args.resource_version and len(found) > 1:
         raise common.CommandError("error: cannot use --resource-version with multiple resources")
     if not found:
@@ -79,30 +81,6 @@ def _scale(args) -> int:
             sys.stdout.write(common.success_line(obj, "scaled", dry_run))
             sys.stdout.flush()
     return common.report(info_errors)
-
-
-def _objects(sess, args) -> tuple[list, list]:
-    """What kubectl's builder hands to scale: objects from files as written, named objects as
-    read from the server, list requests expanded; and the errors met on the way."""
-    from kubelite.client.errors import ClientError
-
-    errors: list = []
-    listing = bool(args.all or args.selector)
-    selection = common.build(sess, args, args.args, verb="scale", require_names=not listing and not args.filename,
-                             errors=errors)
-    found: list = []
-    for request in selection.requests:
-        try:
-            if request.obj is not None:
-                found.append((request, common.with_namespace(request.obj, request)))
-            elif request.name is not None:
-                found.append((request, sess.client.get(request.resource, request.name, request.namespace)))
-            else:
-                for page in sess.client.list_pages(request.resource, request.namespace, label_selector=args.selector):
-                    found.extend((request, common.with_type(item, request.resource)) for item in page.get("items") or ())
-        except ClientError as err:
-            errors.append(err)
-    return found, errors
 
 
 def _scale_one(sess, request, obj: dict, args, server_dry_run: bool) -> None:
