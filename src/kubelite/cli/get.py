@@ -174,62 +174,138 @@ def common_relaxed(sort_by: str) -> str:
 
 
 def _watch(sess, args, selection, output, label_columns, errors) -> int:
-    """-w / --watch-only: print the current state (unless --watch-only), then each change."""
-    from kubelite.client.dynamic import TABLE_ACCEPT
-    from kubelite.manifest.table import TabWriter, render_groups
-
-    if len(selection.requests) != 1:
-        raise common.CommandError("error: watch is only supported on individual resources and resource "
-                                  "collections, but " + str(len(selection.requests)) + " resources were found")
-    request = selection.requests[0]
-    client = sess.client
-    accept = TABLE_ACCEPT if output.human else None
-    # The current state, and the revision to watch from.
-    if request.name is not None:
-        first = client.get(request.resource, request.name, request.namespace, accept=accept)
-        listing = client.list(request.resource, request.namespace, field_selector=f"metadata.name={request.name}",
-                              limit=1)
-    else:
-        first = client.list(request.resource, request.namespace, accept=accept, **_query(args))
-        listing = first if not output.human else None
-    rv = ((listing or first).get("metadata") or {}).get("resourceVersion") if listing is not None else \
-        (first.get("metadata") or {}).get("resourceVersion")
-    if output.human:
-        if not args.watch_only:
-            sys.stdout.write(render_groups([(None, [first], request.resource.namespaced)],
-                                           wide=output.kind == "wide", no_headers=args.no_headers,
-                                           show_labels=args.show_labels, label_columns=label_columns,
-                                           all_namespaces=args.all_namespaces))
-            sys.stdout.flush()
-        printed_header = not args.watch_only and bool((first.get("rows") or []))
-        for event in client.watch(request.resource, request.namespace, name=request.name, resource_version=rv,
-                                  label_selector=args.selector, field_selector=args.field_selector, accept=accept):
-            table = event.get("object") or {}
-            if event.get("type") == "ERROR":
-                raise _watch_error(table)
-            text = render_groups([(None, [table], request.resource.namespaced)], wide=output.kind == "wide",
-                                 no_headers=args.no_headers or printed_header, show_labels=args.show_labels,
-                                 label_columns=label_columns, all_namespaces=args.all_namespaces)
-            printed_header = True
-            sys.stdout.write(text)
-            sys.stdout.flush()
+    """-w / --watch-only as kubectl's: print the current state (unless --watch-only), then each
+    change as it arrives, until the stream ends (--request-timeout, or the server closes it)."""
+    requests = selection.requests
+    from_files = bool(args.filename or getattr(args, "kustomize", None))
+    if len({(r.resource.group, r.resource.resource) for r in requests}) > 1:
+        if from_files:
+            raise common.CommandError("error: watch is only supported on individual resources and resource "
+                                      "collections - more than 1 resource was found")
+        raise common.CommandError("error: you may only specify a single resource type")
+    if not requests:
         return common.report(errors)
-    printer = common.ObjectPrinter(output)
-    if not args.watch_only:
-        items = first.get("items") if request.name is None else [first]
-        for item in items or ():
-            printer.print(common.with_type(item, request.resource))
-    for event in client.watch(request.resource, request.namespace, name=request.name, resource_version=rv,
-                              label_selector=args.selector, field_selector=args.field_selector):
-        if event.get("type") == "ERROR":
-            raise _watch_error(event.get("object") or {})
-        obj = event.get("object") or {}
-        printer.print(common.with_type(obj, request.resource) if not args.output_watch_events
-                      else {"type": event.get("type"), "object": obj})
+    if args.sort_by:
+        sys.stderr.write("warning: --watch-only requested, --sort-by will be ignored\n" if args.watch_only else
+                         "warning: --watch requested, --sort-by will be ignored for watch events received\n")
+    printer = _WatchPrinter(args, output, label_columns, requests[0].resource)
+    # One named object: the watch starts at "now" and opens with a synthetic ADDED event for it,
+    # which is not printed (the object was just printed). Collections watch from the list's
+    # resourceVersion, which sends no such event.
+    single = len(requests) == 1 and selection.single_item
+    current, rv = _current_state(sess, args, requests, printer.human, single)
+    printer.printing = not args.watch_only
+    for obj in current:
+        printer.initial(obj)
+    printer.printing = not single
+    if len(requests) > 1:
+        if from_files:
+            raise common.CommandError("error: watch is only supported on individual resources and resource "
+                                      f"collections - {len(requests)} resources were found")
+        raise common.CommandError("error: you may only watch a single resource or type of resource at a time")
+    request = requests[0]
+    for event in sess.client.watch(request.resource, request.namespace, name=request.name, resource_version=rv,
+                                   label_selector=args.selector, field_selector=args.field_selector,
+                                   accept=_accept(printer.human)):
+        printer.event(event)
+        printer.printing = True
     return common.report(errors)
 
 
-def _watch_error(status: dict):
-    from kubelite.client.errors import ApiError
+def _accept(human: bool) -> str | None:
+    """Tables for the human printers, plain objects otherwise."""
+    from kubelite.client.dynamic import TABLE_ACCEPT
 
-    return ApiError(status)
+    return TABLE_ACCEPT if human else None
+
+
+def _current_state(sess, args, requests, human: bool, single: bool) -> tuple[list[dict], str]:
+    """The objects (or Tables) to print first, and the resourceVersion to watch from."""
+    client = sess.client
+    accept = _accept(human)
+    params = {"includeObject": "Object"} if human and args.sort_by else None
+    shown: list[dict] = []
+    versions = set()
+    for request in requests:
+        if request.name is not None:
+            found = client.get(request.resource, request.name, request.namespace, accept=accept, params=params)
+            shown.append(found)
+            versions.add((found.get("metadata") or {}).get("resourceVersion") or "")
+            continue
+        for page in client.list_pages(request.resource, request.namespace, chunk_size=args.chunk_size,
+                                      accept=accept, params=params, **_query(args)):
+            versions.add((page.get("metadata") or {}).get("resourceVersion") or "")
+            if human:
+                shown.append(page)
+            else:
+                shown.extend(common.with_type(item, request.resource) for item in page.get("items") or ())
+    if human and args.sort_by:
+        from kubelite.manifest.table import _sort_rows
+
+        field = common_relaxed(args.sort_by)
+        shown = [{**table, "rows": _sort_rows(list(table.get("rows") or []), field)} for table in shown]
+    elif args.sort_by:
+        shown = _sorted(shown, args.sort_by)
+    rv = "0" if single else (versions.pop() if len(versions) == 1 else "")
+    return shown, rv
+
+
+class _WatchPrinter:
+    """kubectl's printer for a watch: Tables share one header and remembered column widths;
+    YAML documents are separated by `---`; with --output-watch-events each object is wrapped
+    in its event (JSON then on one line). `printing` False swallows what is printed."""
+
+    def __init__(self, args, output, label_columns, resource):
+        from kubelite.manifest.table import TableStream
+
+        self.human = output.human
+        self.output = output
+        self.with_events = args.output_watch_events
+        self.resource = resource
+        self.printing = True
+        self.count = 0
+        self.tables = TableStream(wide=output.kind == "wide", no_headers=args.no_headers,
+                                  show_labels=args.show_labels, label_columns=label_columns,
+                                  all_namespaces=args.all_namespaces and resource.namespaced) if self.human else None
+
+    def initial(self, obj: dict) -> None:
+        self._print(obj, "ADDED")
+
+    def event(self, event: dict) -> None:
+        obj = event.get("object") or {}
+        kind = str(event.get("type") or "")
+        if kind != "ERROR" and not self.human:
+            obj = common.with_type(obj, self.resource)
+        self._print(obj, kind)
+
+    def _print(self, obj: dict, event: str) -> None:
+        if not self.printing:
+            return
+        if self.human:
+            table = obj if obj.get("kind") == "Table" else _status_table(obj)
+            text = self.tables.print(table, event if self.with_events else "")
+        else:
+            text = self._document(obj, event)
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+    def _document(self, obj: dict, event: str) -> str:
+        kind = self.output.kind
+        if self.with_events and kind == "json":
+            from kubelite.manifest.jsonfmt import _string, to_compact_json
+
+            return '{"type":' + _string(event) + ',"object":' + to_compact_json(obj) + "}\n"
+        target = {"object": obj, "type": event} if self.with_events and kind != "name" else obj
+        text = common.render(self.output, target)
+        if kind == "yaml" and self.count:
+            text = "---\n" + text
+        self.count += 1
+        return text
+
+
+def _status_table(status: dict) -> dict:
+    """A watch ERROR (a Status) as kubectl's human printer shows it."""
+    columns = [{"name": name, "type": "string"} for name in ("Status", "Reason", "Message")]
+    cells = [status.get("status", ""), status.get("reason", ""), status.get("message", "")]
+    return {"kind": "Table", "columnDefinitions": columns, "rows": [{"cells": cells}]}

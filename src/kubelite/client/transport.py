@@ -10,6 +10,7 @@ Status) or `ConnectionFailed` (with kubectl's wording).
 """
 from __future__ import annotations
 
+import math
 import os
 import pathlib
 import sys
@@ -54,8 +55,9 @@ class Transport:
     """Requests to one API server. Use as a context manager or call close()."""
 
     def __init__(self, client: httpx.Client, host: str, *, embedded: bool, verbosity: int = 0,
-                 closer=None, sni: str | None = None):
+                 closer=None, sni: str | None = None, request_timeout: float | None = None):
         self._client = client
+        self.request_timeout = request_timeout  # --request-timeout: also bounds a watch
         self.host = host  # host:port as kubectl names it in connection errors
         self.embedded = embedded
         self.verbosity = verbosity
@@ -112,18 +114,35 @@ class Transport:
 
     def stream(self, method: str, path: str, *, params: dict | None = None, accept: str | None = None,
                timeout: float | None = None) -> Iterator[bytes]:
-        """Lines of a streaming response (watch); ApiError if the server refuses."""
+        """Lines of a streaming response (watch); ApiError if the server refuses.
+
+        `timeout` (else --request-timeout) bounds the whole stream, as kubectl's client timeout
+        does: the stream then simply ends. The server is asked to end it then too
+        (timeoutSeconds), since a silent stream would otherwise only end at the next read."""
+        limit = timeout if timeout is not None else self.request_timeout
         hdrs = {"Accept": accept} if accept else {}
+        query = dict(params or {})
+        if limit and not query.get("timeoutSeconds"):
+            query["timeoutSeconds"] = str(max(1, math.ceil(limit)))
         started = time.monotonic()
+        receiving = False
         try:
-            with self._client.stream(method, path, params=_clean(params), headers=hdrs,
-                                     timeout=httpx.Timeout(timeout, connect=30.0) if timeout is None else timeout,
+            with self._client.stream(method, path, params=_clean(query), headers=hdrs,
+                                     timeout=httpx.Timeout(limit, connect=30.0),
                                      extensions=self._extensions) as response:
                 self._log_response(method, response, started, None)
                 if response.status_code >= 400:
                     response.read()
                     raise ApiError.from_response(response.status_code, response.content, method)
-                yield from response.iter_lines()
+                receiving = True
+                for line in response.iter_lines():
+                    yield line
+                    if limit and time.monotonic() - started >= limit:
+                        return
+        except httpx.TimeoutException as err:
+            if receiving:
+                return  # the time allowed for the stream is over
+            raise self._connection_error(err) from None
         except httpx.HTTPError as err:
             raise self._connection_error(err) from None
 
@@ -218,7 +237,8 @@ def http(conn: Connection, verbosity: int = 0) -> Transport:
                           limits=httpx.Limits(max_keepalive_connections=10, keepalive_expiry=60))
     port = url.port or (443 if url.scheme == "https" else 80)
     host = f"{url.host}:{port}" if ":" not in url.host else f"[{url.host}]:{port}"
-    return Transport(client, host, embedded=False, verbosity=verbosity, sni=conn.tls_server_name)
+    return Transport(client, host, embedded=False, verbosity=verbosity, sni=conn.tls_server_name,
+                     request_timeout=conn.request_timeout)
 
 
 def ssl_context(conn: Connection):
@@ -278,4 +298,5 @@ def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Pat
     inner = InProcessTransport(create_app(api, token=None))
     client = httpx.Client(transport=inner, base_url=EMBEDDED_URL, headers={"User-Agent": USER_AGENT},
                           timeout=httpx.Timeout(timeout))
-    return Transport(client, "kubelite.embedded", embedded=True, verbosity=verbosity, closer=store.close)
+    return Transport(client, "kubelite.embedded", embedded=True, verbosity=verbosity, closer=store.close,
+                     request_timeout=timeout)

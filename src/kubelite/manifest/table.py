@@ -422,7 +422,7 @@ class _TablePrinter:
         self.last_columns: list | None = None
         self.printed_headers = False
 
-    def print(self, table: dict, out: TabWriter) -> None:
+    def print(self, table: dict, out: TabWriter, event: str = "") -> None:
         if not isinstance(table, dict):
             raise TableError(f"expected a Table object, got {type(table).__name__}")
         columns = table.get("columnDefinitions") or []
@@ -446,7 +446,33 @@ class _TablePrinter:
         if rows:
             self.printed_headers = True
         columns, rows = _decorate(columns, rows, self.opts)
+        if event:
+            # --output-watch-events: the event type in front, padded as kubectl pads it
+            cell = _EVENT_CELLS.get(event, event)
+            columns = [{"name": "Event", "type": "string"}] + list(columns)
+            rows = [{**row, "cells": [cell] + list(row.get("cells") or [])} for row in rows]
         _print_table(columns, rows, self.opts, no_headers, out)
+
+
+_EVENT_CELLS = {"ADDED": "ADDED   ", "MODIFIED": "MODIFIED", "DELETED": "DELETED ", "ERROR": "ERROR   "}
+
+
+class TableStream:
+    """Tables printed one after another as they arrive (``kubectl get -w``): one printer and one
+    tab writer for the whole stream, so the header prints once and column widths are
+    remembered; `print` returns the text each table adds."""
+
+    def __init__(self, wide: bool = False, no_headers: bool = False, show_labels: bool = False,
+                 label_columns: Sequence[str] = (), all_namespaces: bool = False, kind: str | None = None):
+        self._printer = _TablePrinter(_Options(wide, no_headers, show_labels, label_columns, all_namespaces, kind))
+        self._writer = TabWriter()
+
+    def print(self, table: dict, event: str = "") -> str:
+        self._printer.print(table, self._writer, event)
+        self._writer.flush()
+        text = self._writer.getvalue()
+        self._writer._out.clear()
+        return text
 
 
 def render_groups(

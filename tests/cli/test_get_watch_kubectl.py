@@ -1,0 +1,146 @@
+"""Differential: `kubelite get -w` / `--watch-only` and /usr/bin/kubectl against the same
+`kubelite serve`, with writes made while both watch; both stop at --request-timeout.
+
+Every watcher of a case runs at once (kubectl ~0.15 s, kubelite ~0.5 s to start), the writes
+come after all have started, and the outputs are compared byte for byte (AGE columns aside).
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.kubectl
+
+KUBECTL = "/usr/bin/kubectl"
+OBJECTS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: alpha, labels: {app: web, x: "0"}}
+data: {color: blue}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: beta, labels: {app: db}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, labels: {app: web}}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+"""
+TWO_KINDS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: alpha}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+"""
+TWO_CONFIGMAPS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: alpha}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: beta}
+"""
+
+WATCHES = [
+    ["get", "cm", "-w"],
+    ["get", "cm", "--watch-only"],
+    ["get", "cm", "alpha", "-w"],
+    ["get", "configmap/alpha", "--watch-only", "-o", "yaml"],
+    ["get", "cm", "-w", "-o", "yaml"],
+    ["get", "cm", "-w", "-o", "json"],
+    ["get", "cm", "-w", "-o", "name"],
+    ["get", "cm", "-w", "--output-watch-events"],
+    ["get", "cm", "-w", "-o", "json", "--output-watch-events"],
+    ["get", "cm", "-w", "-o", "yaml", "--output-watch-events", "--watch-only"],
+    ["get", "cm", "-A", "-w", "-o", "wide"],
+    ["get", "cm", "-w", "--show-labels", "--no-headers"],
+    ["get", "cm", "alpha", "-w", "-L", "x"],
+    ["get", "cm", "-l", "app=web", "-w"],
+    ["get", "svc", "-w", "-o", "wide"],
+    ["get", "cm", "-w", "--sort-by", ".metadata.name"],
+]
+
+_AGE = re.compile(r"\b\d+(s|m|h|d)(\d+(s|m|h))?\b")
+
+
+def _normalise(text: str) -> str:
+    return _AGE.sub("AGE", text)
+
+
+@pytest.fixture(scope="module")
+def loaded(served, tmp_path_factory):
+    if not shutil.which(KUBECTL):
+        pytest.skip("kubectl not installed")
+    base = tmp_path_factory.mktemp("watch")
+    (base / "objects.yaml").write_text(OBJECTS)
+    (base / "two-kinds.yaml").write_text(TWO_KINDS)
+    (base / "two-configmaps.yaml").write_text(TWO_CONFIGMAPS)
+    r = subprocess.run([KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(base / "cache"),
+                        "create", "-f", str(base / "objects.yaml")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return served, base
+
+
+def _start(argv: list[str], env: dict) -> subprocess.Popen:
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_watch_output_matches_kubectl_with_writes_during_the_watch(loaded, remote, kubectl):
+    served, base = loaded
+    timeout = ["--request-timeout", "8s"]
+    procs = []
+    for command in WATCHES:
+        procs.append((command, _start(kubectl.argv0 + command + timeout, kubectl.env),
+                      _start(remote.argv0 + command + timeout, remote.env)))
+    time.sleep(4)  # every watcher has listed and is watching
+    k = kubectl.argv0
+    for write in (["create", "configmap", "gamma", "--from-literal=k=v"],
+                  ["label", "cm", "alpha", "x=1", "--overwrite"],
+                  ["annotate", "svc", "web", "note=changed"],
+                  ["label", "cm", "beta", "app=web", "--overwrite"],
+                  ["delete", "cm", "gamma"]):
+        r = subprocess.run(k + write, capture_output=True, text=True, env=kubectl.env)
+        assert r.returncode == 0, r.stderr
+    failures, seen = [], {}
+    for command, theirs, mine in procs:
+        t_out, t_err = theirs.communicate(timeout=30)
+        m_out, m_err = mine.communicate(timeout=30)
+        seen[" ".join(command)] = m_out
+        if (mine.returncode, _normalise(m_out), m_err) != (theirs.returncode, _normalise(t_out), t_err):
+            failures.append((command, (theirs.returncode, t_out, t_err), (mine.returncode, m_out, m_err)))
+    assert not failures, failures
+    # The writes were seen: gamma added then deleted, alpha modified.
+    events = [line.split()[:2] for line in seen["get cm -w --output-watch-events"].splitlines()]
+    assert events == [["EVENT", "NAME"], ["ADDED", "alpha"], ["ADDED", "beta"], ["ADDED", "gamma"],
+                      ["MODIFIED", "alpha"], ["MODIFIED", "beta"], ["DELETED", "gamma"]]
+
+
+@pytest.mark.parametrize("command", [
+    ["get", "deploy,svc", "-w"],
+    ["get", "all", "-w"],
+    ["get", "cm/alpha", "svc/web", "-w"],
+    ["get", "cm", "alpha", "beta", "-w"],
+    ["get", "cm", "nope", "-w"],
+    ["get", "nosuchtype", "-w"],
+    ["get", "-f", "{base}/two-kinds.yaml", "-w"],
+    ["get", "-f", "{base}/two-configmaps.yaml", "-w"],
+    ["get", "cm", "-l", "app=none", "-w"],
+], ids=lambda c: " ".join(c))
+def test_watch_refusals_match_kubectl(loaded, remote, kubectl, command):
+    served, base = loaded
+    command = [c.replace("{base}", str(base)) for c in command] + ["--request-timeout", "1s"]
+    mine, theirs = remote.run(*command), kubectl.run(*command)
+    assert (mine.returncode, _normalise(mine.stdout), mine.stderr) == \
+        (theirs.returncode, _normalise(theirs.stdout), theirs.stderr)
