@@ -60,3 +60,31 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kubelite"))
     return tmp_path
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One `kubelite serve` for the whole test module."""
+    server_tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "server")
+    if server_tests not in sys.path:
+        sys.path.insert(0, server_tests)
+    from test_serve_support import serving
+
+    with serving(tmp_path_factory.mktemp("serve")) as server:
+        yield server
+
+
+@pytest.fixture
+def served_env(served, monkeypatch, tmp_path) -> dict:
+    """In-process kubelite pointed at `served` from a fresh home; the environment to run kubectl with."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
+    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
+    return {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
+
+
+def run_kubectl(argv, env: dict, cache_dir=None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """kubectl with `env` (a served_env), its discovery cache in `cache_dir` when given."""
+    cache = ["--cache-dir", str(cache_dir)] if cache_dir is not None else []
+    return subprocess.run([KUBECTL, *cache, *argv], capture_output=True, text=True, env=env, input=stdin,
+                          timeout=60)

@@ -4,34 +4,17 @@ URL without saving the configuration)."""
 import functools
 import http.server
 import json
-import os
 import re
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 
-from imperative_support import KUBECTL, kubelite, needs_kubectl
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
-from test_serve_support import Served  # noqa: E402
+from imperative_support import kubelite, needs_kubectl, run_kubectl
 
 pytestmark = [pytest.mark.kubectl, needs_kubectl]
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: NAME\ndata:\n  k: old\n"
 _COPY = re.compile(r'"[^"]*edit-[^"]*"')
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("serve")
-    server = Served(tmp / "data", tmp / "kubeconfig").start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
@@ -50,20 +33,15 @@ def url_root(tmp_path):
         httpd.shutdown()
 
 
-def _both(served, tmp_path, monkeypatch, editor: str, source_for, extra=()):
+def _both(served_env, tmp_path, monkeypatch, editor: str, source_for, extra=()):
     """Run kubectl then kubelite on their own copy (names k-/l-); outputs with the names unified."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
-    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
     monkeypatch.setenv("KUBE_EDITOR", editor)
     results = []
     for tool, name in (("kubectl", "k-cm"), ("kubelite", "l-cm")):
         source = source_for(name)
         argv = ["create", "--edit", "-f", source, *extra]
         if tool == "kubectl":
-            env = {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
-            p = subprocess.run([KUBECTL, "--cache-dir", str(tmp_path / "kc"), *argv], capture_output=True, text=True,
-                               env=env, timeout=60)
+            p = run_kubectl(argv, {**served_env, "KUBE_EDITOR": editor}, cache_dir=tmp_path / "kc")
             rc, out, err = p.returncode, p.stdout, p.stderr
         else:
             rc, out, err = kubelite(argv)
@@ -76,36 +54,36 @@ def _data(name):
     return json.loads(out)["data"] if rc == 0 else None
 
 
-def test_edit_from_url_creates_the_edited_object(served, tmp_path, monkeypatch, url_root):
+def test_edit_from_url_creates_the_edited_object(served_env, tmp_path, monkeypatch, url_root):
     def source(name):
         (tmp_path / f"{name}.yaml").write_text(CONFIGMAP.replace("NAME", name))
         return f"{url_root}/{name}.yaml"
 
-    k, l_ = _both(served, tmp_path, monkeypatch, "sed -i s/old/new/", source)
+    k, l_ = _both(served_env, tmp_path, monkeypatch, "sed -i s/old/new/", source)
     assert k == l_ == (0, "configmap/N created\n", "")
     assert _data("k-cm") == _data("l-cm") == {"k": "new"}
     # nothing was saved back to the source
     assert "old" in (tmp_path / "l-cm.yaml").read_text()
 
 
-def test_unchanged_edit_cancels_and_creates_nothing(served, tmp_path, monkeypatch):
+def test_unchanged_edit_cancels_and_creates_nothing(served_env, tmp_path, monkeypatch):
     def source(name):
         path = tmp_path / f"u-{name}.yaml"
         path.write_text(CONFIGMAP.replace("NAME", "u-" + name))
         return str(path)
 
-    k, l_ = _both(served, tmp_path, monkeypatch, "true", source)
+    k, l_ = _both(served_env, tmp_path, monkeypatch, "true", source)
     assert k == l_ and k[0] == 0 and "cancelled" in k[2]
     assert _data("u-k-cm") is None and _data("u-l-cm") is None
 
 
-def test_failed_create_keeps_a_copy_and_reports_the_server_error(served, tmp_path, monkeypatch):
+def test_failed_create_keeps_a_copy_and_reports_the_server_error(served_env, tmp_path, monkeypatch):
     def source(name):
         kubelite(["create", "configmap", "dup-" + name, "--from-literal=a=b"])
         path = tmp_path / f"d-{name}.yaml"
         path.write_text(CONFIGMAP.replace("NAME", "dup-" + name))
         return str(path)
 
-    k, l_ = _both(served, tmp_path, monkeypatch, "sed -i s/old/new/", source)
+    k, l_ = _both(served_env, tmp_path, monkeypatch, "sed -i s/old/new/", source)
     assert k == l_
     assert k[0] == 1 and "AlreadyExists" in k[2] and '"COPY"' in k[2]

@@ -6,17 +6,11 @@ then read back through kubectl. expose creates through the dynamic client and is
 """
 import copy
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from imperative_support import KUBECTL, kubelite, needs_kubectl, normalize
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
-from test_serve_support import Served  # noqa: E402
+from imperative_support import kubelite, needs_kubectl, normalize, run_kubectl
 
 pytestmark = [pytest.mark.kubectl, needs_kubectl]
 TARGETS = Path(__file__).parent / "data" / "expose_targets.yaml"
@@ -56,28 +50,14 @@ LIVE_EXPOSE = ["deployment web", "deployment web --port=8080 --target-port=80 --
                "deployment noports --cluster-ip=None"]
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("serve")
-    server = Served(tmp / "data", tmp / "kubeconfig").start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture
-def env(served, monkeypatch, tmp_path):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
-    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
+def env(served_env):
     assert kubelite(["apply", "-f", str(TARGETS)])[0] == 0
-    return {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
+    return served_env
 
 
 def _kubectl(argv, env, tmp_path):
-    p = subprocess.run([KUBECTL, "--cache-dir", str(tmp_path / "kc"), *argv], capture_output=True, text=True,
-                       env=env, timeout=60)
+    p = run_kubectl(argv, env, cache_dir=tmp_path / "kc")
     return p.returncode, p.stdout, normalize(p.stderr)
 
 

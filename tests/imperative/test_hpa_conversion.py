@@ -7,17 +7,12 @@ annotation, and a v1 client writing the object back loses none of them.
 """
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from imperative_support import KUBECTL, needs_kubectl
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
-from test_serve_support import Served  # noqa: E402
+from imperative_support import needs_kubectl, run_kubectl
 
 DEFAULTS = Path(__file__).parents[1] / "data" / "reference" / "apiserver" / "defaults"
 V1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers"
@@ -61,23 +56,12 @@ def test_v1_without_a_target_means_80_percent_cpu():
     assert hpa_to_v2(v1)["spec"]["metrics"] == _recorded("hpa-minimal")["spec"]["metrics"]
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("hpa")
-    server = Served(tmp / "data", tmp / "kubeconfig").start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 def kubectl(served, tmp_path):
     env = {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
 
     def run(*argv, stdin=None):
-        p = subprocess.run([KUBECTL, "--cache-dir", str(tmp_path / "kc"), *argv], capture_output=True, text=True,
-                           env=env, input=stdin, timeout=60)
+        p = run_kubectl(argv, env, cache_dir=tmp_path / "kc", stdin=stdin)
         assert p.returncode == 0, p.stderr
         return p.stdout
     return run

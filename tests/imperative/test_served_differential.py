@@ -1,16 +1,8 @@
 """Generators that need a server even for --dry-run=client (kubectl maps resources first):
 `create role|clusterrole --resource` and `run`, real kubectl and kubelite both against `kubelite serve`."""
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from imperative_support import KUBECTL, kubelite, needs_kubectl, normalize
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
-from test_serve_support import Served  # noqa: E402
+from imperative_support import kubelite, needs_kubectl, normalize, run_kubectl
 
 pytestmark = [pytest.mark.kubectl, needs_kubectl]
 
@@ -36,26 +28,12 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("serve")
-    server = Served(tmp / "data", tmp / "kubeconfig").start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def test_server_mapped_generators_match_kubectl(served, monkeypatch, tmp_path):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
-    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
-    env = {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
+def test_server_mapped_generators_match_kubectl(served_env):
     mismatches = []
     for case in CASES:
         argv = case[:case.index("--")] + ["--dry-run=client"] + case[case.index("--"):] if "--" in case \
             else case + ["--dry-run=client"]
-        p = subprocess.run([KUBECTL, *argv], capture_output=True, text=True, env=env, timeout=60)
+        p = run_kubectl(argv, served_env)
         expected = (p.returncode, p.stdout, normalize(p.stderr))
         got = kubelite(argv)
         if got != expected:

@@ -2,17 +2,11 @@
 kubelite against one `kubelite serve`. -o json is compared as parsed JSON (kubectl prints typed objects
 in Go struct order, which kubelite's printer does not reproduce for server objects)."""
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from imperative_support import KUBECTL, kubelite, needs_kubectl, normalize
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
-from test_serve_support import Served  # noqa: E402
+from imperative_support import kubelite, needs_kubectl, normalize, run_kubectl
 
 pytestmark = [pytest.mark.kubectl, needs_kubectl]
 TARGETS = Path(__file__).parent / "data" / "env_targets.yaml"
@@ -35,16 +29,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("serve")
-    server = Served(tmp / "data", tmp / "kubeconfig").start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def _comparable(result):
     rc, out, err = result
     try:
@@ -53,17 +37,12 @@ def _comparable(result):
         return rc, out, err
 
 
-def test_set_env_sources_and_listing_match_kubectl(served, monkeypatch, tmp_path):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
-    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
+def test_set_env_sources_and_listing_match_kubectl(served_env, tmp_path):
     assert kubelite(["create", "-f", str(TARGETS)])[0] == 0
-    env = {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
     mismatches = []
     for case in CASES:
         argv = case.split(" ")
-        p = subprocess.run([KUBECTL, "--cache-dir", str(tmp_path / "kc"), *argv], capture_output=True, text=True,
-                           env=env, timeout=60)
+        p = run_kubectl(argv, served_env, cache_dir=tmp_path / "kc")
         expected = _comparable((p.returncode, p.stdout, normalize(p.stderr)))
         got = _comparable(kubelite(argv))
         if got != expected:
@@ -73,19 +52,14 @@ def test_set_env_sources_and_listing_match_kubectl(served, monkeypatch, tmp_path
     assert not mismatches, f"{len(mismatches)}/{len(CASES)}"
 
 
-def test_live_set_env_from_configmap_patches_like_kubectl(served, monkeypatch, tmp_path):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
-    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
+def test_live_set_env_from_configmap_patches_like_kubectl(served_env, tmp_path):
     kubelite(["create", "-f", str(TARGETS)])
-    env = {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
     for tool, name in (("kubectl", "live-k"), ("kubelite", "live-l")):
         argv = ["create", "deployment", name, "--image=nginx"]
         assert kubelite(argv)[0] == 0
         argv = ["set", "env", f"deployment/{name}", "--from=secret/sec", "--prefix=S_", "K=v"]
         if tool == "kubectl":
-            p = subprocess.run([KUBECTL, "--cache-dir", str(tmp_path / "kc"), *argv], capture_output=True,
-                               text=True, env=env, timeout=60)
+            p = run_kubectl(argv, served_env, cache_dir=tmp_path / "kc")
             result = (p.returncode, p.stdout.replace(name, "N"), p.stderr)
         else:
             rc, out, err = kubelite(argv)

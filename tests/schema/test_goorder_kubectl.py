@@ -10,9 +10,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,9 +18,9 @@ import pytest
 
 TESTS = Path(__file__).parents[1]
 sys.path.insert(0, str(TESTS / "imperative"))
-sys.path.insert(0, str(TESTS / "server"))
 from imperative_support import (  # noqa: E402
-    KUBECTL, isolated_home, kubectl_many, kubelite, needs_kubectl, normalize)  # noqa: F401 (a fixture)
+    isolated_home, kubectl_many, kubelite, needs_kubectl, normalize, run_kubectl, served,  # noqa: F401
+    served_env)  # noqa: F401 (isolated_home, served, served_env: fixtures)
 
 from kubelite.imperative.jsonorder import to_json_in_order  # noqa: E402
 
@@ -150,26 +148,10 @@ def _stable(text: str) -> str:
     return text
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    from test_serve_support import Served
-
-    tmp = tmp_path_factory.mktemp("serve")
-    server = Served(tmp / "data", tmp / "kubeconfig").start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def test_typed_objects_from_server_and_overrides_match_kubectl(served, monkeypatch, tmp_path):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
-    monkeypatch.setenv("KUBECONFIG", str(served.kubeconfig))
-    env = {**os.environ, "KUBECONFIG": str(served.kubeconfig), "HOME": str(tmp_path)}
+def test_typed_objects_from_server_and_overrides_match_kubectl(served_env):
     mismatches = []
     for argv in SERVED_CASES:
-        p = subprocess.run([KUBECTL, *argv], capture_output=True, text=True, env=env, timeout=60)
+        p = run_kubectl(argv, served_env)
         assert p.returncode == 0, normalize(p.stderr)
         rc, out, err = kubelite(argv)
         if (rc, _stable(out)) != (0, _stable(p.stdout)):

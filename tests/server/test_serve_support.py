@@ -1,6 +1,7 @@
 """Starting `kubelite serve` as a subprocess on a free 127.0.0.1 port, and always stopping it."""
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from typing import Iterator
 
 
 def free_port() -> int:
@@ -70,3 +72,13 @@ class Served:
         finally:
             for stream in (self.proc.stdout, self.proc.stderr):
                 stream.close()
+
+
+@contextlib.contextmanager
+def serving(base: pathlib.Path) -> Iterator[Served]:
+    """A started `kubelite serve` keeping its data and kubeconfig under `base`, stopped on the way out."""
+    server = Served(base / "data", base / "kubeconfig").start()
+    try:
+        yield server
+    finally:
+        server.stop()
