@@ -21,7 +21,38 @@ COMMANDS = [
     ["describe", "service"], ["describe", "replicaset", "replicaset-rich"], ["describe", "widgets"],
     ["describe", "ns", NS], ["describe", "pods", "pod-"], ["describe", "service", "nope"], ["describe", "nope"],
     ["describe", "-f", str(INPUTS / "configmap-rich.in.yaml")], ["describe", "deployments", "-l", "app=nope"],
+    ["describe", "endpointslices"], ["describe", "limitranges"], ["describe", "resourcequotas"],
+    ["describe", "deployment", "deployment-rich"], ["describe", "endpointslice", "endpointslice-rich",
+                                                    "--show-events=false"],
 ]
+# Objects besides the recorded inputs: what a cluster's controllers would have made (quota status,
+# the deployment's ReplicaSets, events), made by hand since `kubelite serve` runs no controllers.
+EXTRA = """\
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: endpointslice-bare}
+addressType: FQDN
+endpoints: []
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: limitrange-one}
+spec:
+  limits:
+  - type: Container
+    max: {cpu: 500m}
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: resourcequota-scoped}
+spec:
+  hard: {pods: "5", requests.memory: 1Gi, limits.cpu: "2"}
+  scopes: [NotBestEffort, Terminating]
+"""
+QUOTA_STATUS = {"resourcequota-rich": {"hard": {"pods": "10", "requests.cpu": "4", "limits.memory": "8Gi"},
+                                       "used": {"pods": "3", "requests.cpu": "1500m", "limits.memory": "512Mi"}},
+                "resourcequota-scoped": {"hard": {"pods": "5", "requests.memory": "1Gi", "limits.cpu": "2"},
+                                         "used": {"pods": "0", "requests.memory": "1048576", "limits.cpu": "2"}}}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +77,48 @@ def described(served, tmp_path_factory):
         if kubectl.run("-n", NS, "create", "-f", str(INPUTS / "cr-rich.in.yaml")).returncode == 0:
             break
         time.sleep(0.2)
+    _controllers_work(kubectl, home)
     return kubectl
+
+
+def _controllers_work(kubectl, home) -> None:
+    import json
+
+    extra = home / "extra.yaml"
+    extra.write_text(EXTRA)
+    assert kubectl.run("-n", NS, "create", "-f", str(extra)).returncode == 0
+    for name, status in QUOTA_STATUS.items():
+        r = kubectl.run("-n", NS, "patch", "resourcequota", name, "--subresource=status", "--type=merge",
+                        "-p", json.dumps({"status": status}))
+        assert r.returncode == 0, r.stderr
+    deployment = json.loads(kubectl.run("-n", NS, "get", "deploy", "deployment-rich", "-o", "json").stdout)
+    owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "deployment-rich",
+             "uid": deployment["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+    template = json.loads(json.dumps(deployment["spec"]["template"]))
+    template["metadata"].setdefault("labels", {})["pod-template-hash"] = "5d4c8f7b9"
+    old = json.loads(json.dumps(template))
+    old["metadata"]["labels"]["pod-template-hash"] = "6b7f9c5d8"
+    old["spec"]["containers"][0]["image"] = "example/old:1"
+    items = []
+    for name, tmpl, replicas in (("deployment-rich-5d4c8f7b9", template, 3), ("deployment-rich-6b7f9c5d8", old, 0)):
+        selector = json.loads(json.dumps(deployment["spec"]["selector"]))
+        selector.setdefault("matchLabels", {})["pod-template-hash"] = tmpl["metadata"]["labels"]["pod-template-hash"]
+        items.append({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                      "metadata": {"name": name, "labels": tmpl["metadata"]["labels"], "ownerReferences": [owner]},
+                      "spec": {"replicas": replicas, "selector": selector, "template": tmpl}})
+    slice_ = json.loads(kubectl.run("-n", NS, "get", "endpointslice", "endpointslice-rich", "-o", "json").stdout)
+    for index, (kind, name, uid, api) in enumerate((
+            ("Deployment", "deployment-rich", deployment["metadata"]["uid"], "apps/v1"),
+            ("EndpointSlice", "endpointslice-rich", slice_["metadata"]["uid"], "discovery.k8s.io/v1"))):
+        items.append({"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"{name}.event{index}"},
+                      "involvedObject": {"kind": kind, "name": name, "namespace": NS, "uid": uid, "apiVersion": api},
+                      "reason": "Tested", "message": f"something about {name}", "type": "Normal",
+                      "source": {"component": "test-controller"}, "count": 1,
+                      "firstTimestamp": "2024-01-01T00:00:00Z", "lastTimestamp": "2024-01-01T00:00:00Z"})
+    path = home / "owned.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    r = kubectl.run("-n", NS, "create", "-f", str(path))
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.kubectl
@@ -75,3 +147,19 @@ def test_describe_embedded(embedded, tmp_path):
     assert r.stdout.endswith("\nBinaryData\n====\nblob: 5 bytes\n\nEvents:  <none>\n")
     r = embedded.run("describe", "cm", "zzz")
     assert (r.returncode, r.stderr) == (1, 'Error from server (NotFound): configmaps "zzz" not found\n')
+
+
+@pytest.mark.kubectl
+def test_deployment_replica_sets_and_events_are_shown(described, served, tmp_path):
+    """The objects made for the comparisons above do show up (so those compare something)."""
+    from conftest import CLI, kubelite_argv
+
+    kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(served.kubeconfig)])
+    text = kubelite.run("-n", NS, "describe", "deployment", "deployment-rich").stdout
+    assert "OldReplicaSets:    deployment-rich-6b7f9c5d8 (0/0 replicas created)\n" in text
+    assert "NewReplicaSet:     deployment-rich-5d4c8f7b9 (0/3 replicas created)\n" in text
+    assert "Normal  Tested" in text and "test-controller  something about deployment-rich" in text
+    text = kubelite.run("-n", NS, "describe", "endpointslice", "endpointslice-rich").stdout
+    assert "something about endpointslice-rich" in text
+    text = kubelite.run("-n", NS, "describe", "resourcequota", "resourcequota-scoped").stdout
+    assert "requests.memory  1Mi   1Gi\n" in text

@@ -21,7 +21,7 @@ EXAMPLES = """\
 """
 
 # Kinds whose describer shows no events (as kubectl's).
-_NO_EVENTS = {("", "Secret"), ("", "Namespace")}
+_NO_EVENTS = {("", "Secret"), ("", "Namespace"), ("", "LimitRange"), ("", "ResourceQuota")}
 
 
 def build_parser() -> common.Parser:
@@ -118,7 +118,46 @@ def _related(sess, request, obj: dict, show_events: bool) -> dict:
         related["limitranges"] = _items(sess, "limitranges", meta.get("name"))
     elif (info.group, info.kind) == ("apps", "ReplicaSet"):
         related["pod_phases"] = _pod_phases(sess, obj)
+    elif (info.group, info.kind) == ("apps", "Deployment"):
+        replica_sets = _replica_sets(sess, obj)
+        if replica_sets is not None:
+            related["replicasets"] = replica_sets
     return related
+
+
+def _replica_sets(sess, deployment: dict) -> tuple[list[dict], dict | None] | None:
+    """(old, new) ReplicaSets of a deployment as kubectl's deployment utilities find them: those
+    its selector matches that it controls (owner reference uid); the new one is the oldest whose
+    pod template equals the deployment's but for the pod-template-hash label; every other is
+    old (even when scaled to zero), in creation order. None when there is none."""
+    from kubelite.server.printers.formats import selector_string
+
+    meta = deployment.get("metadata") or {}
+    spec = deployment.get("spec") or {}
+    try:
+        selector = selector_string(spec.get("selector"))
+    except ValueError:
+        return None
+    owned = [rs for rs in _items(sess, "replicasets.apps", meta.get("namespace"), selector or None)
+             if any(isinstance(ref, dict) and ref.get("controller") is True and ref.get("uid") == meta.get("uid")
+                    for ref in (rs.get("metadata") or {}).get("ownerReferences") or ())]
+    if not owned:
+        return None
+    owned.sort(key=lambda rs: ((rs.get("metadata") or {}).get("creationTimestamp") or "",
+                               (rs.get("metadata") or {}).get("name") or ""))
+    wanted = _without_hash(spec.get("template"))
+    new = next((rs for rs in owned if _without_hash((rs.get("spec") or {}).get("template")) == wanted), None)
+    return [rs for rs in owned if rs is not new], new
+
+
+def _without_hash(template) -> dict:
+    import copy
+
+    template = copy.deepcopy(template) if isinstance(template, dict) else {}
+    labels = (template.get("metadata") or {}).get("labels")
+    if isinstance(labels, dict):
+        labels.pop("pod-template-hash", None)
+    return template
 
 
 def _items(sess, resource: str, namespace: str | None, selector: str | None = None) -> list[dict]:

@@ -22,6 +22,9 @@ DESCRIBERS: dict[tuple[str, str], Callable] = {
     ("", "Namespace"): kinds.namespace,
     ("", "Node"): kinds.node,
     ("batch", "Job"): kinds.job,
+    ("discovery.k8s.io", "EndpointSlice"): kinds.endpointslice,
+    ("", "LimitRange"): kinds.limitrange,
+    ("", "ResourceQuota"): kinds.resourcequota,
 }
 
 

@@ -384,9 +384,12 @@ def namespace(obj: dict, related: dict, now) -> Writer:
 def _quota(w: Writer, q: dict) -> None:
     spec, status = as_dict(q.get("spec")), as_dict(q.get("status"))
     w.write(1, f"Name:\t{parts.meta(q).get('name', '')}\n")
-    scopes = as_list(spec.get("scopes"))
+    scopes = sorted(as_str(s) for s in as_list(spec.get("scopes")))
     if scopes:
-        w.write(1, "Scopes:\t" + ", ".join(sorted(scopes)) + "\n")
+        w.write(1, "Scopes:\t" + ", ".join(scopes) + "\n")
+        for scope in scopes:
+            if scope in _QUOTA_SCOPE_HELP:
+                w.write(1, f"* {_QUOTA_SCOPE_HELP[scope]}\n")
     w.write(1, "Resource\tUsed\tHard\n")
     w.write(1, "--------\t---\t---\n")
     hard, used = as_dict(status.get("hard")), as_dict(status.get("used"))
@@ -462,3 +465,123 @@ def node(obj: dict, related: dict, now) -> Writer:
         w.write(0, f"ProviderID:\t{spec['providerID']}\n")
     parts.events(w, related.get("events"), now)
     return w
+
+
+# -- endpoint slices, limit ranges, resource quotas ---------------------------------------------------
+
+
+def endpointslice(obj: dict, related: dict, now) -> Writer:
+    w = Writer()
+    _header(w, obj)
+    _labels_annotations(w, obj)
+    w.write(0, f"AddressType:\t{as_str(obj.get('addressType'))}\n")
+    ports = [as_dict(p) for p in as_list(obj.get("ports"))]
+    if not ports:
+        w.write(0, "Ports: <unset>\n")
+    else:
+        w.write(0, "Ports:\n")
+        w.write(1, "Name\tPort\tProtocol\n")
+        w.write(1, "----\t----\t--------\n")
+        for port in ports:
+            number = port.get("port")
+            w.write(1, f"{port.get('name') or '<unset>'}\t{'<unset>' if number is None else number}\t"
+                       f"{as_str(port.get('protocol'))}\n")
+    endpoints = [as_dict(e) for e in as_list(obj.get("endpoints"))]
+    if not endpoints:
+        w.write(0, "Endpoints: <none>\n")
+    else:
+        w.write(0, "Endpoints:\n")
+        for e in endpoints:
+            w.write(1, f"- Addresses:\t{', '.join(as_str(a) for a in as_list(e.get('addresses'))) or '<none>'}\n")
+            w.write(2, "Conditions:\n")
+            ready = as_dict(e.get("conditions")).get("ready")
+            w.write(3, f"Ready:\t{'<unset>' if ready is None else str(bool(ready)).lower()}\n")
+            w.write(2, f"Hostname:\t{_unset(e.get('hostname'))}\n")
+            target = e.get("targetRef")
+            if isinstance(target, dict):
+                w.write(2, f"TargetRef:\t{as_str(target.get('kind'))}/{as_str(target.get('name'))}\n")
+            w.write(2, f"NodeName:\t{_unset(e.get('nodeName'))}\n")
+            w.write(2, f"Zone:\t{_unset(e.get('zone'))}\n")
+    parts.events(w, related.get("events"), now)
+    return w
+
+
+def _unset(value: Any) -> str:
+    return "<unset>" if value is None else as_str(value)
+
+
+def limitrange(obj: dict, related: dict, now) -> Writer:
+    """No events: kubectl's limit range describer shows none."""
+    w = Writer()
+    _header(w, obj)
+    _limit_header(w, "")
+    _limit_range(w, obj, "")
+    return w
+
+
+_QUOTA_SCOPE_HELP = {
+    "Terminating": "Matches all pods that have an active deadline. These pods have a limited lifespan on a node "
+                   "before being actively terminated by the system.",
+    "NotTerminating": "Matches all pods that do not have an active deadline. These pods usually include long "
+                      "running pods whose container command is not expected to terminate.",
+    "BestEffort": "Matches all pods that do not have resource requirements set. These pods have a best effort "
+                  "quality of service.",
+    "NotBestEffort": "Matches all pods that have at least one resource requirement set. These pods have a "
+                     "burstable or guaranteed quality of service.",
+}
+
+
+def resourcequota(obj: dict, related: dict, now) -> Writer:
+    """No events: kubectl's resource quota describer shows none."""
+    w = Writer()
+    spec, status = as_dict(obj.get("spec")), as_dict(obj.get("status"))
+    _header(w, obj)
+    scopes = sorted(as_str(s) for s in as_list(spec.get("scopes")))
+    if scopes:
+        w.write(0, "Scopes:\t" + ", ".join(scopes) + "\n")
+        for scope in scopes:
+            if scope in _QUOTA_SCOPE_HELP:
+                w.write(0, f" * {_QUOTA_SCOPE_HELP[scope]}\n")
+    w.write(0, "Resource\tUsed\tHard\n")
+    w.write(0, "--------\t----\t----\n")
+    hard, used = as_dict(status.get("hard")), as_dict(status.get("used"))
+    for name in sorted(hard):
+        w.write(0, f"{name}\t{_used_like_hard(used.get(name), hard[name])}\t{as_str(hard[name])}\n")
+    return w
+
+
+def _used_like_hard(used: Any, hard: Any) -> str:
+    """kubectl re-expresses a used amount written in another format than the hard limit (binary
+    vs decimal suffixes) as the whole number of units in the hard limit's format."""
+    import math
+
+    used_text = "0" if used is None else as_str(used)
+    if _quantity_format(used_text) == _quantity_format(as_str(hard)):
+        return used_text
+    value = parts.parse_quantity(used_text)
+    if value is None:
+        return used_text
+    return _format_integer(math.ceil(value), _quantity_format(as_str(hard)))
+
+
+def _quantity_format(text: str) -> str:
+    if text.endswith(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")):
+        return "BinarySI"
+    if "e" in text.lower().lstrip("+-0123456789."):
+        return "DecimalExponent"
+    return "DecimalSI"
+
+
+def _format_integer(value: int, fmt: str) -> str:
+    """An integer in Kubernetes' canonical form for a format: the largest suffix dividing it."""
+    if value == 0:
+        return "0"
+    base, suffixes = (1024, ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")) if fmt == "BinarySI" else \
+        (1000, ("", "k", "M", "G", "T", "P", "E"))
+    if fmt == "DecimalExponent":
+        suffixes = ("", "e3", "e6", "e9", "e12", "e15", "e18")
+    power = 0
+    while power + 1 < len(suffixes) and value % base == 0:
+        value //= base
+        power += 1
+    return f"{value}{suffixes[power]}"
