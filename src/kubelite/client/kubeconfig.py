@@ -88,6 +88,8 @@ class Connection:
     tls_server_name: str | None = None
     proxy_url: str | None = None
     request_timeout: float | None = None
+    exec: dict | None = None  # an exec credential plugin (users[].user.exec), validated
+    exec_cluster: dict | None = None  # the cluster as such a plugin is told about it
 
     @property
     def embedded(self) -> bool:
@@ -228,7 +230,29 @@ def resolve(config: KubeConfig | None, overrides: Overrides) -> Connection:
     if user:
         user = _relative_paths(user, config.origin[("user", user_name)].parent, "user")
     _apply_user(conn, user, user_name)
+    if user.get("exec"):
+        _apply_exec(conn, user["exec"], user_name, config.origin[("user", user_name)].parent, cluster)
     return _with_flags(conn, overrides)
+
+
+def _apply_exec(conn: Connection, config, user_name: str, base: pathlib.Path, cluster: dict) -> None:
+    """An exec credential plugin, used when the user has no token or client certificate itself.
+    A command naming a path is relative to the kubeconfig defining it (client-go's rule)."""
+    from kubelite.client import execplugin
+
+    if not isinstance(config, dict):
+        raise ConfigError(f"error: exec plugin of {user_name}: must be a mapping")
+    try:
+        config = execplugin.validate(config, user_name)
+    except execplugin.ExecConfigError as err:
+        raise ConfigError(str(err)) from None
+    command = str(config["command"])
+    if os.sep in command and not os.path.isabs(os.path.expanduser(command)):
+        config["command"] = str(base / command)
+    if conn.token or conn.cert_data:
+        return
+    conn.exec = config
+    conn.exec_cluster = execplugin.cluster_info(cluster, conn.ca_data)
 
 
 def _apply_user(conn: Connection, user: dict, name: str) -> None:

@@ -224,6 +224,8 @@ def http(conn: Connection, verbosity: int = 0) -> Transport:
         raise ConnectionFailed(f'error: the server URL "{conn.server}" is not valid')
     headers = {"User-Agent": USER_AGENT}
     auth = None
+    if conn.exec and not conn.token:
+        conn, auth = _exec_credentials(conn)
     if conn.token:
         headers["Authorization"] = f"Bearer {conn.token}"
     elif conn.username is not None and conn.password is not None:
@@ -239,6 +241,20 @@ def http(conn: Connection, verbosity: int = 0) -> Transport:
     host = f"{url.host}:{port}" if ":" not in url.host else f"[{url.host}]:{port}"
     return Transport(client, host, embedded=False, verbosity=verbosity, sni=conn.tls_server_name,
                      request_timeout=conn.request_timeout)
+
+
+def _exec_credentials(conn: Connection):
+    """Run the kubeconfig's exec plugin: a client certificate goes into the TLS settings (fixed
+    for the connection), a token into an auth that refreshes it when it expires."""
+    import dataclasses
+
+    from kubelite.client import execplugin
+
+    plugin = execplugin.ExecPlugin(conn.exec, conn.exec_cluster)
+    credential = plugin.credential()
+    if credential.cert_data and credential.key_data:
+        conn = dataclasses.replace(conn, cert_data=credential.cert_data, key_data=credential.key_data)
+    return conn, (execplugin.auth(plugin) if credential.token else None)
 
 
 def ssl_context(conn: Connection):
