@@ -6,9 +6,11 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "server"))
 
-from test_serve_support import Served  # noqa: E402
+from test_serve_support import serving  # noqa: E402
 
 KUBECTL = "/usr/bin/kubectl"
 HAVE_KUBECTL = pathlib.Path(KUBECTL).exists()
@@ -33,3 +35,9 @@ class Runner:
                               text=True, timeout=60, env=self.env)
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A `kubelite serve` for the test module, as a Runner of kubectl and kubelite against it."""
+    base = tmp_path_factory.mktemp("served")
+    with serving(base) as server:
+        yield Runner(base, server.kubeconfig)

@@ -8,17 +8,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from apply_support import HAVE_KUBECTL, KUBECTL, Runner, Served  # noqa: E402,F401
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    base = tmp_path_factory.mktemp("served")
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
-        yield Runner(base, server.kubeconfig)
-    finally:
-        server.stop()
+from apply_support import HAVE_KUBECTL, KUBECTL, Runner, served  # noqa: E402,F401
 
 
 @pytest.fixture

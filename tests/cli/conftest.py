@@ -14,6 +14,8 @@ KUBECTL = "/usr/bin/kubectl"
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "server"))
 
+from test_serve_support import served  # noqa: E402,F401 (a fixture: `kubelite serve` for the module)
+
 
 class CLI:
     """A kubelite (or kubectl) command line with its environment; `run()` returns CompletedProcess."""
@@ -38,19 +40,6 @@ def kubelite_argv() -> list[str]:
 def embedded(tmp_path) -> CLI:
     """kubelite against its embedded cluster: a fresh HOME with no ~/.kube/config."""
     return CLI(tmp_path, kubelite_argv())
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """A `kubelite serve` for the module; yields (Served, kubeconfig path)."""
-    from test_serve_support import Served
-
-    base = tmp_path_factory.mktemp("served")
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import sys
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "apply"))
-from apply_support import HAVE_KUBECTL, Runner, Served  # noqa: E402,F401
+from apply_support import HAVE_KUBECTL, Runner  # noqa: E402,F401
+from test_serve_support import serving  # noqa: E402
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 SIMPLE = str(EXAMPLES / "simple_deployment.yaml")
@@ -30,11 +31,8 @@ def cluster(request, tmp_path_factory):
     if request.param == "embedded":
         yield Runner(base, None)
         return
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
+    with serving(base) as server:
         yield Runner(base, server.kubeconfig)
-    finally:
-        server.stop()
 
 
 def ok(proc):

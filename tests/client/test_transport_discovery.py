@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "server"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cli"))
 
-from conftest_served import served  # noqa: E402,F401
+from test_serve_support import served  # noqa: E402,F401
 
 
 def _kubelite(env_home, *args, kubeconfig=None):

@@ -9,6 +9,9 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "server"))
+from test_serve_support import served  # noqa: E402,F401 (a fixture: `kubelite serve` for the module)
+
 KUBECTL = "/usr/bin/kubectl"
 _KLOG = re.compile(r"^E\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ ", re.M)
 
@@ -60,18 +63,6 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kubelite"))
     return tmp_path
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """One `kubelite serve` for the whole test module."""
-    server_tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "server")
-    if server_tests not in sys.path:
-        sys.path.insert(0, server_tests)
-    from test_serve_support import serving
-
-    with serving(tmp_path_factory.mktemp("serve")) as server:
-        yield server
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ import time
 import urllib.request
 from typing import Iterator
 
+import pytest
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -82,3 +84,10 @@ def serving(base: pathlib.Path) -> Iterator[Served]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A `kubelite serve` for the test module (import the fixture where it is needed)."""
+    with serving(tmp_path_factory.mktemp("served")) as server:
+        yield server
