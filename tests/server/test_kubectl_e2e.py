@@ -9,9 +9,8 @@ import subprocess
 import pytest
 import yaml
 
-from test_serve_support import Served
+from test_serve_support import KUBECTL, cluster, kubectl_at  # noqa: F401 (cluster: a fixture)
 
-KUBECTL = "/usr/bin/kubectl"
 pytestmark = [pytest.mark.kubectl,
               pytest.mark.skipif(not pathlib.Path(KUBECTL).exists(), reason="kubectl not installed")]
 
@@ -39,21 +38,9 @@ spec:
 """
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    base = tmp_path_factory.mktemp("kubectl-e2e")
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
-        yield server, base
-    finally:
-        server.stop()
-
-
 def kubectl(cluster, *args, stdin: str | None = None, check: bool = True):
     server, base = cluster
-    proc = subprocess.run([KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir",
-                           str(base / "cache"), *args], input=stdin, capture_output=True, text=True,
-                          timeout=60)
+    proc = kubectl_at(server, base / "cache", *args, stdin=stdin)
     if check and proc.returncode != 0:
         raise AssertionError(f"kubectl {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
     return proc

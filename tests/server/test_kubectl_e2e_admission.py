@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import pathlib
-import subprocess
 
 import pytest
 
-from test_serve_support import Served
+from test_serve_support import KUBECTL, cluster, kubectl_at  # noqa: F401 (cluster: a fixture)
 
-KUBECTL = "/usr/bin/kubectl"
 TABLES = pathlib.Path(__file__).parent.parent / "data" / "reference" / "apiserver" / "tables"
 pytestmark = [pytest.mark.kubectl,
               pytest.mark.skipif(not pathlib.Path(KUBECTL).exists(), reason="kubectl not installed")]
@@ -43,20 +41,9 @@ spec:
 """
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    base = tmp_path_factory.mktemp("kubectl-admission")
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
-        yield server, base
-    finally:
-        server.stop()
-
-
 def kubectl(cluster, *args, stdin: str | None = None):
     server, base = cluster
-    return subprocess.run([KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(base / "cache"),
-                           *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return kubectl_at(server, base / "cache", *args, stdin=stdin)
 
 
 def test_recreate_without_retainkeys_is_forbidden_then_retainkeys_succeeds(cluster):

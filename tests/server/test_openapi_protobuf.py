@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 import pathlib
-import subprocess
 import sys
 import types
 
@@ -21,9 +20,8 @@ from kubelite.server.resources import Registry
 from kubelite.server.routing import Query
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_serve_support import Served  # noqa: E402
+from test_serve_support import KUBECTL, kubectl_at, serving  # noqa: E402
 
-KUBECTL = "/usr/bin/kubectl"
 REF = pathlib.Path(__file__).resolve().parent.parent / "data" / "reference"
 PB_V2 = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 PB_V2_KUBECTL = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"  # client-go's Accept
@@ -177,17 +175,13 @@ needs_kubectl = pytest.mark.skipif(not pathlib.Path(KUBECTL).exists(), reason="k
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     base = tmp_path_factory.mktemp("openapi-pb")
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
+    with serving(base) as server:
         yield server, base
-    finally:
-        server.stop()
 
 
 def kubectl(served, *args, stdin=None):
     server, base = served
-    return subprocess.run([KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(base / "cache"),
-                           *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return kubectl_at(server, base / "cache", *args, stdin=stdin)
 
 
 def _cm(name: str, **extra) -> dict:

@@ -13,9 +13,8 @@ import subprocess
 
 import pytest
 
-from test_serve_support import Served
+from test_serve_support import KUBECTL, kubectl_at, serving
 
-KUBECTL = "/usr/bin/kubectl"
 DATA = pathlib.Path(__file__).parent.parent / "data" / "protobuf"
 CASES = json.loads((DATA / "cases.json").read_text())
 pytestmark = [pytest.mark.kubectl,
@@ -33,17 +32,13 @@ def _capture_module():
 def cluster(tmp_path_factory):
     base = tmp_path_factory.mktemp("protobuf-kubectl")
     files = _capture_module().fixture_files(base)
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
+    with serving(base) as server:
         yield server, base, files
-    finally:
-        server.stop()
 
 
 def _kubectl(cluster, *args: str) -> subprocess.CompletedProcess:
     server, base, _ = cluster
-    return subprocess.run([KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(base / "cache"),
-                           *args], capture_output=True, text=True, timeout=60)
+    return kubectl_at(server, base / "cache", *args)
 
 
 def _holds(live, want, path="") -> list[str]:

@@ -7,19 +7,16 @@ import pytest
 
 kubernetes = pytest.importorskip("kubernetes")
 
-from test_serve_support import Served  # noqa: E402
+from test_serve_support import serving  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
     base = tmp_path_factory.mktemp("pyclient")
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
+    with serving(base) as server:
         client = kubernetes.config.new_client_from_config(config_file=str(server.kubeconfig))
         yield kubernetes.client.CoreV1Api(client)
         client.close()
-    finally:
-        server.stop()
 
 
 def _cm(name, labels):

@@ -15,6 +15,8 @@ from typing import Iterator
 
 import pytest
 
+KUBECTL = "/usr/bin/kubectl"
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -91,3 +93,18 @@ def served(tmp_path_factory):
     """A `kubelite serve` for the test module (import the fixture where it is needed)."""
     with serving(tmp_path_factory.mktemp("served")) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A `kubelite serve` for the test module with the folder it keeps its files in: (Served, base)."""
+    base = tmp_path_factory.mktemp("cluster")
+    with serving(base) as server:
+        yield server, base
+
+
+def kubectl_at(server: Served, cache_dir: pathlib.Path, *args: str,
+               stdin: str | None = None) -> subprocess.CompletedProcess:
+    """Real kubectl against `server`, with its discovery cache in `cache_dir`."""
+    return subprocess.run([KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(cache_dir), *args],
+                          input=stdin, capture_output=True, text=True, timeout=60)

@@ -6,31 +6,25 @@ import base64
 import datetime
 import json
 import shutil
-import subprocess
 
 import httpx
 import pytest
 
-from test_serve_support import Served
+from test_serve_support import KUBECTL, kubectl_at, serving
 
-KUBECTL = "/usr/bin/kubectl"
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     base = tmp_path_factory.mktemp("token")
-    server = Served(base / "data", base / "kubeconfig").start()
-    try:
+    with serving(base) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def _kubectl(served, tmp_path, *args):
     if not shutil.which(KUBECTL):
         pytest.skip("kubectl not installed")
-    return subprocess.run([KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(tmp_path / "c"),
-                           *args], capture_output=True, text=True, timeout=60)
+    return kubectl_at(served, tmp_path / "c", *args)
 
 
 def _claims(token: str) -> dict:
