@@ -20,6 +20,8 @@ import httpx
 import pytest
 import yaml
 
+import replay_support
+
 from kubelite.server.app import create_app
 from kubelite.server.core import APIServer
 from kubelite.server.inprocess import InProcessTransport
@@ -29,8 +31,7 @@ from kubelite.server.storage.memory import MemoryStore
 REF = pathlib.Path(__file__).parent.parent / "data" / "reference" / "apiserver"
 ERRORS = REF / "errors"
 DEFAULTS = REF / "defaults"
-TOKEN = "replay-token"
-PLACEHOLDER = "<admin bearer token from the reference kubeconfig>"
+TOKEN = replay_support.TOKEN  # what parse_record puts in the recorded Authorization headers
 
 CASES = json.loads((ERRORS / "cases.json").read_text())["http_cases"]
 
@@ -69,33 +70,12 @@ _SYSTEM_META = ("uid", "resourceVersion", "creationTimestamp", "managedFields", 
 
 
 def parse_record(name: str) -> dict:
-    raw = (ERRORS / f"{name}.txt").read_bytes()
-    request = raw.split(b"### REQUEST", 1)[1].split(b"\n", 1)[1]
-    head, _, rest = request.partition(b"\r\n\r\n")
-    lines = head.decode("utf-8").split("\r\n")
-    method, target, _ = lines[0].split(" ", 2)
-    headers = {}
-    length = 0
-    for line in lines[1:]:
-        key, _, value = line.partition(": ")
-        if key.lower() == "content-length":
-            length = int(value)
-        elif key.lower() not in ("host", "connection"):
-            headers[key] = value.replace(PLACEHOLDER, TOKEN)
-    body_bytes = rest[:length]
+    record = replay_support.parse_record("errors", name)
     if name in LARGE_BODIES:
-        body_bytes = json.dumps(LARGE_BODIES[name]).encode()
-    response = raw.split(b"### RESPONSE", 1)[1].split(b"\n", 1)[1]
-    status = int(response.split(b" ", 2)[1])
-    body_file = ERRORS / f"{name}.body.json"
-    if body_file.exists():
-        response_body = body_file.read_bytes()
-    else:  # not JSON (text 404s, empty 204/HEAD answers): the raw body after the headers
-        response_body = response.partition(b"\r\n\r\n")[2]
-        if method == "HEAD":
-            response_body = b""
-    return {"method": method, "target": target, "headers": headers, "body": body_bytes, "status": status,
-            "response": response_body}
+        record["body"] = json.dumps(LARGE_BODIES[name]).encode()
+    if record["method"] == "HEAD" and not (ERRORS / f"{name}.body.json").exists():
+        record["response"] = b""  # the raw body after the headers is not the answer to a HEAD
+    return record
 
 
 def _revert(name: str, obj: dict) -> dict:
