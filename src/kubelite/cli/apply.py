@@ -245,7 +245,12 @@ def kustomize_manifests(directory: str) -> list:
     except ImportError:
         raise common.CommandError("error: -k is not available in this kubelite (kustomize support missing)") \
             from None
-    return [Manifest(obj, directory, i, 1) for i, obj in enumerate(build(directory))]
+    return [Manifest(obj, directory, i, 1) for i, obj in enumerate(build(directory, warn=kustomize_warning))]
+
+
+def kustomize_warning(line: str) -> None:
+    """Kustomize writes its deprecation lines straight to stderr while it reads each file."""
+    sys.stderr.write(line + "\n")
 
 
 # -- view-last-applied / set-last-applied / edit-last-applied ----------------------------------

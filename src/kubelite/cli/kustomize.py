@@ -34,6 +34,11 @@ _GLOBAL_FLAGS = (("--kubeconfig",), ("--context",), ("--cluster",), ("--user",),
                  ("-s", "--server"), ("--token",), ("--request-timeout",), ("--cache-dir",), ("-v", "--v"))
 
 
+def _warn(line: str) -> None:
+    """Kustomize's deprecation lines go to stderr as each kustomization file is read."""
+    sys.stderr.write(line + "\n")
+
+
 def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="kubelite kustomize")
     parser.add_argument("dir", nargs="?", default=".")
@@ -49,7 +54,7 @@ def run(argv: list[str]) -> int:
     from kubelite.kustomize import KustomizeError, build, render
 
     try:
-        objects = build(args.dir, args.load_restrictor, args.reorder)
+        objects = build(args.dir, args.load_restrictor, args.reorder, warn=_warn)
     except KustomizeError as exc:
         print(_klog_header() + klog_command_failed(str(exc)), file=sys.stderr)
         return 1

@@ -1,6 +1,8 @@
 """Kustomize: a kustomization directory -> list of objects.
 
-    build(path, load_restrictor="LoadRestrictionsRootOnly") -> list[dict]
+    build(path, load_restrictor="LoadRestrictionsRootOnly", reorder="", warn=None) -> list[dict]
+        warn(line) is called with each deprecation warning ("# Warning: 'bases' is
+        deprecated...") as its kustomization file is read, before any later failure
     render(objects) -> str      # the text `kubectl kustomize` prints
 
 Behaviour follows Kustomize v5.5.0 as embedded in kubectl 1.32. Failures raise
@@ -8,15 +10,18 @@ KustomizeError with a one-line message naming the file or object.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from .errors import KustomizeError
 
 __all__ = ["build", "render", "KustomizeError"]
 
 
-def build(path: str, load_restrictor: str = "LoadRestrictionsRootOnly", reorder: str = "") -> list[dict]:
+def build(path: str, load_restrictor: str = "LoadRestrictionsRootOnly", reorder: str = "",
+          warn: Callable[[str], None] | None = None) -> list[dict]:
     from .builder import build_resmap
 
-    return [r.obj for r in build_resmap(path, load_restrictor, reorder)]
+    return [r.obj for r in build_resmap(path, load_restrictor, reorder, warn)]
 
 
 def render(objects: list[dict]) -> str:

@@ -3,6 +3,7 @@ drop local-only objects, sort, and apply the build metadata options."""
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from . import kustomization as kz, origin as origins
 from .errors import KustomizeError
@@ -11,12 +12,13 @@ from .hashing import content_hash
 from .nameref import fix_name_references
 from .resmap import ResMap
 from .sorting import sort_resources
-from .target import Target
+from .target import BuildState, Target
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 
 
-def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "") -> ResMap:
+def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "",
+                 warn: Callable[[str], None] | None = None) -> ResMap:
     root = os.path.abspath(path)
     try:
         real = eval_symlinks(root, shown=path)
@@ -24,7 +26,7 @@ def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "")
         raise KustomizeError(f"must build at directory: not a valid directory: {exc}") from None
     if not os.path.isdir(real):
         raise KustomizeError(f"must build at directory: '{real}': file is not directory")
-    target = Target(Loader(real, load_restrictor))
+    target = Target(Loader(real, load_restrictor), state=BuildState(warn))
     target.set_schema(reset=True)
     build_metadata = kz.as_list(target.k, "buildMetadata")
     if build_metadata:

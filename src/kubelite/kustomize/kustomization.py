@@ -149,8 +149,10 @@ def parse(text: str, path: str) -> dict:
 
 
 def warnings(k: dict) -> list[str]:
+    """Kustomize's deprecation lines for one kustomization file: a field warns when it is present
+    with any value but null (an empty list or map warns too, as a non-nil Go slice or map)."""
     return [f"# Warning: {msg} Run 'kustomize edit fix' to update your Kustomization automatically."
-            for key, msg in _DEPRECATION.items() if k.get(key)]
+            for key, msg in _DEPRECATION.items() if k.get(key) is not None]
 
 
 def check_kind(k: dict, path: str, want_component: bool | None) -> None:

@@ -3,6 +3,7 @@ transformers, recursing into bases and components (Kustomize's KustTarget)."""
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from . import generators, kustomization as kz, origin as origins, patches, transformers, yamlv3
 from .defaults import NameBackRef, TransformerConfig, default_config
@@ -88,8 +89,10 @@ class BuildState:
     """What one build shares across its kustomizations: the OpenAPI schema for merge
     keys, which (as Kustomize's global schema) the first kustomization to name one sets."""
 
-    def __init__(self) -> None:
+    def __init__(self, warn: Callable[[str], None] | None = None) -> None:
         self.schema: patches.SchemaSource | None = None
+        # told each deprecation line as its kustomization file is read (kubectl prints them then)
+        self.warn = warn
 
 
 class Target:
@@ -105,6 +108,9 @@ class Target:
                 f"unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{self.root}'")
         self.file_name = name
         self.k = kz.parse(loader.load(name), os.path.join(self.root, name))
+        if self.state.warn is not None:
+            for line in kz.warnings(self.k):
+                self.state.warn(line)
         self._normalize()
 
     def _normalize(self) -> None:
@@ -113,6 +119,9 @@ class Target:
         if kind == "Component" and (k.get("apiVersion") or "") != kz.COMPONENT_API:
             raise KustomizeError(
                 f"Failed to read kustomization file under {self.root}:\napiVersion for Component should be {kz.COMPONENT_API}")
+        if kind not in ("Kustomization", "Component"):
+            raise KustomizeError(
+                f"Failed to read kustomization file under {self.root}:\nkind should be Kustomization or Component")
         self.kind = kind
         self.resources = kz.as_list(k, "resources") + kz.as_list(k, "bases")
         images = kz.as_list(k, "images") + kz.as_list(k, "imageTags")
