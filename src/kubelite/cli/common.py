@@ -498,14 +498,24 @@ def _from_files(sess, args, filenames: list[str], namespace: str, errors: list |
                     "operation.")
         kinds.add((info.group, info.kind))
         selection.requests.append(Request(info, ns, meta.get("name"), obj, m.source))
-    single_path = len(filenames) == 1 and filenames[0] != "-" and not filenames[0].startswith(("http://", "https://"))
-    if single_path and not recursive:
-        import os
-
-        single_path = not os.path.isdir(filenames[0])
-    selection.single_item = single_path and len(selection.requests) == 1
+    # -k is one source; for -f, a single file found (whatever it holds) implies a single item
+    selection.single_item = bool(getattr(args, "kustomize", None)) or _one_file_source(filenames, recursive)
     selection.multiple_types = len(kinds) > 1
     return selection
+
+
+def _one_file_source(filenames: list[str], recursive: bool) -> bool:
+    """kubectl's singleItemImplied for -f: exactly one source (a file, a directory or pattern
+    holding one file, or a URL) and no standard input; how many objects it holds does not matter."""
+    from kubelite.manifest.errors import ManifestError
+    from kubelite.manifest.sources import plan_sources
+
+    if "-" in filenames:
+        return False
+    try:
+        return len(plan_sources(filenames, recursive)) == 1
+    except ManifestError:  # the sources were read already; a path gone since is no single item
+        return False
 
 
 def _verb_word(args) -> str:
