@@ -38,6 +38,10 @@ resources:
 - deployment.yaml
 """
 
+# what kubectl 1.32's kustomize prints on stderr for a kustomization using commonLabels
+WARNING = ("# Warning: 'commonLabels' is deprecated. Please use 'labels' instead. Run 'kustomize edit fix' to update "
+           "your Kustomization automatically.\n")
+
 
 @pytest.fixture
 def app(tmp_path):
@@ -50,10 +54,10 @@ def app(tmp_path):
 
 def test_seed004_apply_get_diff_delete_k(embedded, app):
     proc = embedded.run("apply", "-k", "./", cwd=app)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "deployment.apps/dev-my-nginx created\n", "")
-    listed = json.loads(embedded.run("get", "-k", "./", "-o", "json", cwd=app).stdout)
-    assert listed["kind"] == "List" and len(listed["items"]) == 1  # -k never implies a single item
-    live = listed["items"][0]
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "deployment.apps/dev-my-nginx created\n", WARNING)
+    # -k is a single source, so kubectl prints its one object as itself, not as a List
+    live = json.loads(embedded.run("get", "-k", "./", "-o", "json", cwd=app).stdout)
+    assert live["kind"] == "Deployment"
     assert live["metadata"]["name"] == "dev-my-nginx" and live["spec"]["replicas"] == 2
     assert live["metadata"]["labels"] == {"app": "my-nginx"}
     assert live["spec"]["selector"]["matchLabels"] == {"app": "my-nginx", "run": "my-nginx"}
