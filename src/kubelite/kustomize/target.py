@@ -120,8 +120,8 @@ class Target:
             raise KustomizeError(
                 f"Failed to read kustomization file under {self.root}:\napiVersion for Component should be {kz.COMPONENT_API}")
         if kind not in ("Kustomization", "Component"):
-            raise KustomizeError(
-                f"Failed to read kustomization file under {self.root}:\nkind should be Kustomization or Component")
+            raise KustomizeError(f"Failed to read kustomization file under {self.root}:\n"
+                                 "kind should be Kustomization or Component")
         self.kind = kind
         self.resources = kz.as_list(k, "resources") + kz.as_list(k, "bases")
         images = kz.as_list(k, "images") + kz.as_list(k, "imageTags")
