@@ -2,38 +2,18 @@
 embedded cluster or a `kubelite serve` started for the module."""
 from __future__ import annotations
 
-import os
 import pathlib
 import shutil
-import subprocess
 import sys
 
 import pytest
 
-KUBECTL = "/usr/bin/kubectl"
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "server"))
+sys.path.insert(0, str(HERE))
 
 from test_serve_support import served  # noqa: E402,F401 (a fixture: `kubelite serve` for the module)
-
-
-class CLI:
-    """A kubelite (or kubectl) command line with its environment; `run()` returns CompletedProcess."""
-
-    def __init__(self, home: pathlib.Path, argv0: list[str], extra: list[str] = ()):
-        self.home = home
-        self.argv0 = argv0
-        self.extra = list(extra)
-        self.env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG",)}
-        self.env.update(HOME=str(home), KUBELITE_HOME=str(home / "kubelite"))
-
-    def run(self, *args: str, stdin: str | None = None, cwd: pathlib.Path | None = None):
-        return subprocess.run(self.argv0 + list(args) + self.extra, input=stdin, capture_output=True, text=True,
-                              env=self.env, cwd=cwd, timeout=60)
-
-
-def kubelite_argv() -> list[str]:
-    return [sys.executable, "-m", "kubelite"]
+from cli_support import CLI, KUBECTL, kubelite_argv  # noqa: E402
 
 
 @pytest.fixture

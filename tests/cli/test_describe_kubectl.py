@@ -59,7 +59,7 @@ QUOTA_STATUS = {"resourcequota-rich": {"hard": {"pods": "10", "requests.cpu": "4
 def described(served, tmp_path_factory):
     import shutil
 
-    from conftest import CLI, KUBECTL
+    from cli_support import CLI, KUBECTL
 
     if not shutil.which(KUBECTL):
         pytest.skip("kubectl not installed")
@@ -124,7 +124,7 @@ def _controllers_work(kubectl, home) -> None:
 @pytest.mark.kubectl
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(a[1:]).replace(str(INPUTS) + "/", ""))
 def test_describe_matches_kubectl(described, served, tmp_path, argv):
-    from conftest import CLI, kubelite_argv
+    from cli_support import CLI, kubelite_argv
 
     kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(served.kubeconfig)])
     want = described.run("-n", NS, *argv)
@@ -153,7 +153,7 @@ def test_describe_embedded(embedded, tmp_path):
 @pytest.mark.kubectl
 def test_deployment_replica_sets_and_events_are_shown(described, served, tmp_path):
     """The objects made for the comparisons above do show up (so those compare something)."""
-    from conftest import CLI, kubelite_argv
+    from cli_support import CLI, kubelite_argv
 
     kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(served.kubeconfig)])
     text = kubelite.run("-n", NS, "describe", "deployment", "deployment-rich").stdout

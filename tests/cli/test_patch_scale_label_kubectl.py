@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from conftest import CLI, KUBECTL, kubelite_argv
+from cli_support import CLI, KUBECTL, kubelite_argv
 
 pytestmark = pytest.mark.kubectl
 

@@ -7,6 +7,7 @@ import os
 import shutil
 import ssl
 import subprocess
+import sys
 
 import pytest
 
@@ -125,7 +126,7 @@ def test_home_kube_config_is_the_default(tmp_path, monkeypatch):
                                   ["config", "current-context"], ["config", "view", "--minify"]])
 def test_merged_view_matches_kubectl(files, args):
     env = dict(os.environ)
-    mine = subprocess.run(["python", "-m", "kubelite", *args], capture_output=True, text=True, env=env)
+    mine = subprocess.run([sys.executable, "-m", "kubelite", *args], capture_output=True, text=True, env=env)
     theirs = subprocess.run(["kubectl", *args], capture_output=True, text=True, env=env)
     assert (mine.returncode, mine.stdout, mine.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr)
 
@@ -142,7 +143,7 @@ def test_set_context_and_use_context_write_like_kubectl(files, tmp_path):
     for tool in ("kubectl", "kubelite"):
         a.write_text(FIRST)
         b.write_text(SECOND)
-        argv0 = ["kubectl"] if tool == "kubectl" else ["python", "-m", "kubelite"]
+        argv0 = ["kubectl"] if tool == "kubectl" else [sys.executable, "-m", "kubelite"]
         lines = []
         for step in steps:
             r = subprocess.run(argv0 + step, capture_output=True, text=True, env=env)

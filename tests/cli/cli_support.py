@@ -1,0 +1,31 @@
+"""Running `kubelite` (and /usr/bin/kubectl) as subprocesses with an isolated HOME.
+
+A plain module (not conftest) so test files can import it by a name no other test folder uses.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+
+KUBECTL = "/usr/bin/kubectl"
+
+
+class CLI:
+    """A kubelite (or kubectl) command line with its environment; `run()` returns CompletedProcess."""
+
+    def __init__(self, home: pathlib.Path, argv0: list[str], extra: list[str] = ()):
+        self.home = home
+        self.argv0 = argv0
+        self.extra = list(extra)
+        self.env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG",)}
+        self.env.update(HOME=str(home), KUBELITE_HOME=str(home / "kubelite"))
+
+    def run(self, *args: str, stdin: str | None = None, cwd: pathlib.Path | None = None):
+        return subprocess.run(self.argv0 + list(args) + self.extra, input=stdin, capture_output=True, text=True,
+                              env=self.env, cwd=cwd, timeout=60)
+
+
+def kubelite_argv() -> list[str]:
+    return [sys.executable, "-m", "kubelite"]
