@@ -31,7 +31,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--sort-by", default="", help="name or kind")
     p.add_argument("--no-headers", action="store_true", help="omit the header line")
     p.add_argument("--cached", action="store_true", help="accepted for kubectl compatibility")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "api-resources")
 
 
 def run(argv: list[str]) -> int:

@@ -16,7 +16,9 @@ def build_parser() -> common.Parser:
                                       '"group/version".', EXAMPLES)
     common.add_connection_flags(p)
     p.add_argument("-n", "--namespace", help="accepted for kubectl compatibility")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "api-versions")
 
 
 def run(argv: list[str]) -> int:

@@ -54,7 +54,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--applyset", default="", help="[RESOURCE][.GROUP]/NAME of the ApplySet parent (with --prune)")
     p.add_argument("--openapi-patch", default="true", help="accepted for kubectl compatibility")
     p.add_argument("--show-managed-fields", action="store_true", help="keep managedFields in -o yaml|json")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "apply")
 
 
 # flags that take a value and may come before the subcommand (`--kubeconfig F view-last-applied`)
@@ -272,7 +274,9 @@ def last_applied_parser(name: str) -> common.Parser:
     p.add_argument("--create-annotation", action="store_true", help="set-last-applied: create a missing annotation")
     common.add_dry_run_flag(p)
     p.add_argument("--windows-line-endings", action="store_true", help="accepted for kubectl compatibility")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, f"apply {name}")
 
 
 def run_last_applied(name: str, argv: list[str]) -> int:

@@ -18,7 +18,9 @@ def build_parser() -> common.Parser:
     p.add_argument("args", nargs="*", help=common.argparse.SUPPRESS)
     common.add_connection_flags(p)
     p.add_argument("-n", "--namespace", help="where to look for cluster services (default kube-system)")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "cluster-info")
 
 
 def run(argv: list[str]) -> int:

@@ -43,7 +43,7 @@ def build_parser() -> common.Parser:
     get_contexts.add_argument("-o", "--output", default="", help="name")
     get_contexts.add_argument("--no-headers", action="store_true")
     sub.add_parser("current-context", help="print the current context")
-    use = sub.add_parser("use-context", help="set the current context")
+    use = sub.add_parser("use-context", aliases=["use"], help="set the current context")
     use.add_argument("name")
     set_context = sub.add_parser("set-context", help="create or change a context")
     set_context.add_argument("name", nargs="?")
@@ -53,7 +53,9 @@ def build_parser() -> common.Parser:
     set_context.add_argument("--user")
     for each in (view, get_contexts, use, set_context, sub.choices["current-context"]):
         each.add_argument("--kubeconfig", dest="sub_kubeconfig", help="use this kubeconfig file")
-    return p
+    from kubelite.cli.help import install_tree
+
+    return install_tree(p, "config")
 
 
 def run(argv: list[str]) -> int:
@@ -62,7 +64,7 @@ def run(argv: list[str]) -> int:
     def body(args) -> int:
         args.kubeconfig = getattr(args, "sub_kubeconfig", None) or args.kubeconfig
         action = {"view": _view, "get-contexts": _get_contexts, "current-context": _current_context,
-                  "use-context": _use_context, "set-context": _set_context}.get(args.action)
+                  "use-context": _use_context, "use": _use_context, "set-context": _set_context}.get(args.action)
         if action is None:
             p.print_help()
             return 0

@@ -47,7 +47,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--timeout", default="0", help="how long to wait (0: no limit)")
     p.add_argument("--ignore-not-found", action="store_true", help="treat NotFound as success")
     p.add_argument("-i", "--interactive", action="store_true", help="not supported")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "delete")
 
 
 def run(argv: list[str]) -> int:

@@ -33,7 +33,9 @@ def build_parser() -> common.Parser:
     p.add_argument("-l", "--selector", help="label selector, e.g. -l key1=value1,key2=value2")
     p.add_argument("--show-events", default="true", nargs="?", const="true", help="show related events")
     p.add_argument("--chunk-size", type=int, default=500, help="list in chunks of this size (0: all at once)")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "describe")
 
 
 def run(argv: list[str]) -> int:

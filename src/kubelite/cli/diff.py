@@ -54,7 +54,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--prune", action="store_true", help="not available yet for diff (ignored)")
     p.add_argument("--prune-allowlist", action="append", default=[], help="with --prune")
     p.add_argument("--concurrency", type=int, default=1, help="accepted for kubectl compatibility")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "diff")
 
 
 def run(argv: list[str]) -> int:

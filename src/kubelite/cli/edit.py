@@ -41,7 +41,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--field-manager", default="kubectl-edit", help="name of the manager tracking field ownership")
     p.add_argument("--subresource", default="", help="status: edit a subresource")
     p.add_argument("--windows-line-endings", action="store_true", help="accepted for kubectl compatibility")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "edit")
 
 
 def run(argv: list[str]) -> int:

@@ -32,7 +32,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--api-version", default="", help="use this api-version (group/version) of the resource")
     p.add_argument("-o", "--output", default="plaintext", help="format: plaintext")
     p.add_argument("-n", "--namespace", help="accepted for kubectl compatibility")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "explain")
 
 
 def run(argv: list[str]) -> int:

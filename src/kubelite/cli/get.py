@@ -50,7 +50,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--show-kind", action="store_true", help="prefix names with their kind")
     p.add_argument("--no-headers", action="store_true", help="omit table headers")
     p.add_argument("--validate", default="true", help=argparse_hidden())
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "get")
 
 
 def argparse_hidden():

@@ -30,11 +30,25 @@ class Help:
     defaults: dict = field(default_factory=dict)   # flag -> default text where argparse's default differs
     docs: dict = field(default_factory=dict)       # flag -> description specific to this command
     hidden: tuple = ()                             # accepted flags kubectl does not list for this command
+    plain: tuple = ()                              # flags kubectl lists without their short form
 
 
 def install(parser: argparse.ArgumentParser, meta: Help) -> argparse.ArgumentParser:
     """Make `-h` on `parser` print `meta` in kubectl's layout (argparse still exits 0 after it)."""
     parser.format_help = lambda: render(meta, parser)  # type: ignore[method-assign]
+    return parser
+
+
+def install_tree(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """`install` on `parser` and on each of its argparse subcommands that has a Help record."""
+    from kubelite.cli.help_texts import HELP
+
+    install(parser, HELP[command])
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                if f"{command} {name}" in HELP:
+                    install(sub, HELP[f"{command} {name}"])
     return parser
 
 
@@ -84,6 +98,8 @@ def _options(meta: Help, parser: argparse.ArgumentParser) -> str:
         if name in meta.hidden:
             continue
         short = next((s for s in action.option_strings if len(s) == 2 and s != long), None)
+        if name in meta.plain:
+            short = None
         default = meta.defaults.get(name, _go_default(action))
         doc = meta.docs.get(name) or FLAG_DOCS.get(name) or (action.help or "")
         flag = (f"{short}, " if short else "") + f"{long}={default}"
@@ -112,6 +128,7 @@ def _local_actions(parser: argparse.ArgumentParser):
 _LOCAL_EXCEPTIONS = {
     "kubelite create rolebinding": ("user",), "kubelite create clusterrolebinding": ("user",),
     "kubelite set subject": ("user",),
+    "kubelite config set-context": ("cluster", "namespace", "user"),
 }
 
 
@@ -135,3 +152,53 @@ def _go_default(action: argparse.Action) -> str:
     if isinstance(action, argparse._AppendAction) and default is None:
         return "[]"
     return "'" + ("" if default is None else str(default)) + "'"
+
+
+def installed(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """`install` with the Help record of `command` (help_texts is imported only here, when a parser is built)."""
+    from kubelite.cli.help_texts import HELP
+
+    return install(parser, HELP[command])
+
+
+def render_top() -> str:
+    """`kubelite -h`: kubectl's command groups, one padding for all of them as cobra pads them."""
+    from kubelite.cli.help_texts_manage import TOP_DESCRIPTION, TOP_GROUPS
+
+    width = max(len(name) for _, rows in TOP_GROUPS for name, _ in rows) + 3
+    parts = [TOP_DESCRIPTION + "\n"]
+    for title, rows in TOP_GROUPS:
+        parts.append(f"{title}:\n" + "".join(f"  {name.ljust(width)}{short}\n" for name, short in rows))
+    parts.append("Usage:\n  kubelite [flags] [options]\n")
+    parts.append('Use "kubelite <command> --help" for more information about a given command.\n' + FOOTER)
+    return "\n".join(parts)
+
+
+def render_options() -> str:
+    """`kubelite options`: the flags every command accepts, in the layout of `-h`'s Options."""
+    from kubelite.cli.common import add_connection_flags
+
+    parser = argparse.ArgumentParser(add_help=False)
+    add_connection_flags(parser)
+    parser.add_argument("-n", "--namespace", help="The namespace to work in, instead of the kubeconfig context's.")
+    entries = []
+    for action in parser._actions:
+        long = next(s for s in action.option_strings if s.startswith("--"))
+        short = next((s for s in action.option_strings if len(s) == 2), None)
+        doc = _OPTION_DOCS.get(long[2:], action.help or "")
+        entries.append((long, f"    {short + ', ' if short else ''}{long}={_go_default(action)}:\n\t{doc}\n"))
+    return "The following options can be passed to any command:\n\n" + "\n".join(t for _, t in sorted(entries))
+
+
+_OPTION_DOCS = {
+    "kubeconfig": "The kubeconfig file to use (instead of $KUBECONFIG or ~/.kube/config).",
+    "context": "The kubeconfig context to use.",
+    "cluster": "The kubeconfig cluster to use.",
+    "user": "The kubeconfig user to use.",
+    "server": "The address and port of the Kubernetes API server.",
+    "token": "A bearer token to authenticate to the API server with.",
+    "insecure-skip-tls-verify": "Do not check the server's certificate (insecure).",
+    "request-timeout": "How long to wait for one request before giving up (such as 1s, 2m); 0 waits forever.",
+    "cache-dir": "Accepted as kubectl accepts it; kubelite keeps its cache under $KUBELITE_HOME.",
+    "v": "How much to log: 6 shows the requests, 8 their bodies.",
+}

@@ -342,3 +342,15 @@ HELP = {h.command: h for h in [
           ("Add a service account to a cluster role binding", ("set subject clusterrolebinding viewers --serviceaccount=ci:bot",))),
          defaults={"field-manager": "'kubectl-set'"}),
 ]}
+
+
+def _merge_other_commands() -> None:
+    """The object-management, discovery and config commands keep their texts in help_texts_manage."""
+    from kubelite.cli import help_texts_manage as manage
+
+    for name, doc in manage.MANAGE_FLAG_DOCS.items():
+        FLAG_DOCS.setdefault(name, doc)
+    HELP.update({h.command: h for h in [*manage.RECORDS, *manage.CONFIG_RECORDS, manage.SERVE]})
+
+
+_merge_other_commands()

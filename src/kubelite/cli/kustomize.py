@@ -45,11 +45,23 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--load-restrictor", default="LoadRestrictionsRootOnly",
                         choices=["LoadRestrictionsRootOnly", "LoadRestrictionsNone"])
     parser.add_argument("--reorder", default="", choices=["", "legacy", "none"])
+    # these only configure KRM functions run by alpha plugins, which kubelite does not run: accepted, unused
+    for flag, kind in (("--enable-alpha-plugins", "bool"), ("--as-current-user", "bool"), ("--network", "bool"),
+                       ("--network-name", "bridge"), ("--mount", "list"), ("--env", "list")):
+        short = ("-e",) if flag == "--env" else ()
+        if kind == "bool":
+            parser.add_argument(*short, flag, nargs="?", const="true", default=False)
+        elif kind == "list":
+            parser.add_argument(*short, flag, action="append", default=[])
+        else:
+            parser.add_argument(flag, default=kind)
     # kubectl's global flags are accepted everywhere (`kubectl --kubeconfig F kustomize DIR`);
     # a build never talks to a cluster, so they are read and ignored
     for flags in _GLOBAL_FLAGS:
         parser.add_argument(*flags, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    from kubelite.cli.help import installed
+
+    args = installed(parser, "kustomize").parse_args(argv)
 
     from kubelite.kustomize import KustomizeError, build, render
 

@@ -63,7 +63,9 @@ def build_parser(words: Words, summary: str, examples: str) -> common.Parser:
     p.add_argument("--resource-version", default="", help="only update if the object still has this version")
     p.add_argument("--field-manager", default=f"kubectl-{words.command}",
                    help="name of the manager tracking field ownership")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, words.command)
 
 
 def run(argv: list[str]) -> int:

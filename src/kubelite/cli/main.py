@@ -57,8 +57,15 @@ def _command_first(argv: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = _command_first(list(sys.argv[1:] if argv is None else argv))
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv or argv[0] in ("-h", "--help") or argv == ["help"]:
         _print_usage()
+        return 0
+    if argv[0] == "help":  # `kubelite help get` is `kubelite get -h`, as with kubectl
+        argv = [*argv[1:], "-h"]
+    if argv[0] == "options":
+        from kubelite.cli.help import render_options
+
+        sys.stdout.write(render_options())
         return 0
     name = argv[0]
     module_name = COMMANDS.get(name)
@@ -75,11 +82,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_usage() -> None:
-    print("kubelite: kubectl's object management, with a Kubernetes API server built in.\n")
-    print("Usage: kubelite COMMAND [flags]\n\nCommands:")
-    for name in sorted(COMMANDS):
-        print(f"  {name}")
+    from kubelite.cli.help import render_top
 
+    sys.stdout.write(render_top())
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -48,7 +48,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--subresource", default="", help="status or scale: patch a subresource")
     p.add_argument("--field-manager", default="kubectl-patch", help="name of the manager tracking field ownership")
     p.add_argument("--show-managed-fields", action="store_true", help=argparse.SUPPRESS)
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "patch")
 
 
 def run(argv: list[str]) -> int:

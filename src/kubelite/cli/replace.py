@@ -35,7 +35,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--cascade", default="background", help="with --force: background|foreground|orphan")
     p.add_argument("--wait", default="true", nargs="?", const="true", help="with --force: wait for deletion")
     p.add_argument("--timeout", default="0", help="with --force: how long to wait for deletion")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "replace")
 
 
 def run(argv: list[str]) -> int:

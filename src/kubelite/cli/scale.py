@@ -38,7 +38,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--resource-version", default="", help="precondition: the current resource version")
     p.add_argument("--all", action="store_true", help="every object of the types in the namespace")
     p.add_argument("--timeout", default="0", help="accepted for kubectl compatibility (kubelite does not wait)")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "scale")
 
 
 def run(argv: list[str]) -> int:

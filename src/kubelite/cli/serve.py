@@ -23,7 +23,9 @@ def run(argv: list[str]) -> int:
                         help="write a kubeconfig for this server (CA and token embedded)")
     parser.add_argument("--storage", default=None,
                         help="storage URL (default: sqlite database in the data dir; memory:// for tests)")
-    args = parser.parse_args(argv)
+    from kubelite.cli.help import installed
+
+    args = installed(parser, "serve").parse_args(argv)
 
     data_dir = pathlib.Path(args.data_dir).expanduser() if args.data_dir else default_home()
     try:

@@ -25,7 +25,9 @@ def build_parser() -> common.Parser:
     p.add_argument("-n", "--namespace", help="accepted for kubectl compatibility")
     p.add_argument("-o", "--output", default="", help="json|yaml")
     p.add_argument("--client", action="store_true", help="only the client version (no server needed)")
-    return p
+    from kubelite.cli.help import installed
+
+    return installed(p, "version")
 
 
 def run(argv: list[str]) -> int:
