@@ -42,7 +42,7 @@ MISSING_FLAGS = {
     "create": _PRINTING | {"--raw", "-l, --selector", "--show-managed-fields", "--windows-line-endings"},
     "replace": _PRINTING | {"--raw", "--show-managed-fields", "--subresource"},
     "delete": {"--raw"},
-    "edit": _PRINTING | {"--output-patch", "--show-managed-fields", "--validate"},
+    "edit": _PRINTING | {"--output-patch", "--show-managed-fields"},
     "patch": _PRINTING | {"--show-managed-fields"},
     "scale": _PRINTING | {"--show-managed-fields"},
     "label": _PRINTING | {"--show-managed-fields"},
@@ -243,3 +243,24 @@ def test_examples_use_only_flags_the_command_accepts(command):
             continue  # an example of a subcommand or of another command feeding this one
         used |= {w.split("=", 1)[0] for w in words if w.startswith("-") and w != "-"}
     assert used <= known, used - known
+
+
+def test_edit_validate_decides_how_unknown_fields_are_met(embedded, tmp_path):
+    """kubectl edit's --validate (strict by default) is the fieldValidation of the saving patch."""
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\ndata: {a: b}\n")
+    assert embedded.run("create", "-f", str(manifest)).returncode == 0
+    editor = tmp_path / "ed"
+    # a reopened file already holds the change, and is saved as it is (which ends a failing edit)
+    editor.write_text("#!/bin/sh\ngrep -q bogus \"$1\" || sed -i 's/^data:/bogus: 1\\ndata:/; s/^  a: b$/  a: c/' "
+                      "\"$1\"\n")
+    editor.chmod(0o755)
+    embedded.env["KUBE_EDITOR"] = str(editor)
+    strict = embedded.run("edit", "cm/one")
+    assert strict.returncode == 1 and 'configmaps "one" is invalid' in strict.stderr
+    assert embedded.run("get", "cm", "one", "-o", "jsonpath={.data.a}").stdout == "b"
+    ignored = embedded.run("edit", "cm/one", "--validate=ignore")
+    assert (ignored.returncode, ignored.stdout) == (0, "configmap/one edited\n")
+    assert embedded.run("get", "cm", "one", "-o", "jsonpath={.data.a}").stdout == "c"
+    bad = embedded.run("edit", "cm/one", "--validate=maybe")
+    assert bad.returncode == 1 and 'invalid - validate option "maybe"' in bad.stderr

@@ -41,6 +41,7 @@ def build_parser() -> common.Parser:
     p.add_argument("--field-manager", default="kubectl-edit", help="name of the manager tracking field ownership")
     p.add_argument("--subresource", default="", help="status: edit a subresource")
     p.add_argument("--windows-line-endings", action="store_true", help="accepted for kubectl compatibility")
+    p.add_argument("--validate", nargs="?", const="strict", default="strict", help="strict|warn|ignore")
     from kubelite.cli.help import installed
 
     return installed(p, "edit")
@@ -63,6 +64,7 @@ def _edit(args) -> int:
     args._verb = "edit"
     if args.output not in ("yaml", "json"):
         raise common.CommandError(f"error: the edit mode must be yaml or json, not {args.output}")
+    args.field_validation = common.field_validation(args)  # a bad --validate fails before the editor opens
     sess = common.session(args)
     originals = _fetch(sess, args)
     if not originals:
@@ -190,7 +192,7 @@ def _save(sess, args, originals: list, edited: dict) -> list:
         return [("error: the number of objects must not change while editing",
                  ["the number of objects must not change while editing"])]
     failures = []
-    params = WriteParams(field_manager=args.field_manager)
+    params = WriteParams(field_manager=args.field_manager, field_validation=args.field_validation)
     for (request, before), after in zip(originals, items):
         shown_before = _without_managed_fields(before)
         if not isinstance(after, dict) or after == shown_before:
