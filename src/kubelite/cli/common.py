@@ -693,3 +693,18 @@ def write_params(args, manager: str, dry_run: str):
 
     return WriteParams(dry_run=dry_run == "server", field_manager=args.field_manager or manager,
                        field_validation=field_validation(args))
+
+
+def two_way_patch(before: dict, after: dict) -> tuple[dict, str]:
+    """The patch kubectl sends to turn a live object into an edited one, and its type.
+
+    Kinds kubectl knows as Go types get a strategic merge patch; others (custom resources) a JSON
+    merge patch, which is all their endpoint accepts.
+    """
+    from kubelite.patch import merge_patch, strategic
+    from kubelite.schema import for_kind
+
+    schema = for_kind(before.get("apiVersion", ""), before.get("kind", ""))
+    if schema is None:
+        return merge_patch.create(before, after), "merge"
+    return strategic.create_two_way(before, after, schema), "strategic"

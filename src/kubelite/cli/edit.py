@@ -183,9 +183,8 @@ def _comment(lines: list[str]) -> str:
 
 def _save(sess, args, originals: list, edited: dict) -> list:
     """Patch each changed object; the (summary line, comment lines) of each failure."""
-    from kubelite.cli.label import merge_patch
     from kubelite.client.dynamic import WriteParams
-    from kubelite.client.errors import ApiError, ClientError
+    from kubelite.client.errors import ClientError
 
     items = edited.get("items") if len(originals) > 1 else [edited]
     if not isinstance(items, list) or len(items) != len(originals):
@@ -205,8 +204,9 @@ def _save(sess, args, originals: list, edited: dict) -> list:
             failures.append((f"error: {text}", [text]))
             continue
         try:
-            result = sess.client.patch(request.resource, request.namespace, name, merge_patch(shown_before, after),
-                                       "merge", params, subresource=args.subresource or None)
+            patch, patch_type = common.two_way_patch(shown_before, after)
+            result = sess.client.patch(request.resource, request.namespace, name, patch, patch_type, params,
+                                       subresource=args.subresource or None)
         except ClientError as err:
             failures.append(_failure(err, request, name))
             continue

@@ -180,20 +180,6 @@ def with_meta_map(obj: dict, field: str, values: dict, resource_version: str) ->
     return {**obj, "metadata": meta}
 
 
-def merge_patch(before: dict, after: dict) -> dict:
-    """A JSON merge patch turning `before` into `after` (only metadata changes here)."""
-    patch: dict = {}
-    for key in set(before) | set(after):
-        if key not in after:
-            patch[key] = None
-        elif key not in before or before[key] != after[key]:
-            if isinstance(before.get(key), dict) and isinstance(after[key], dict):
-                patch[key] = merge_patch(before[key], after[key])
-            else:
-                patch[key] = after[key]
-    return patch
-
-
 def go_json_len(obj) -> int:
     return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
 
@@ -311,10 +297,11 @@ def _update_live(sess, request, obj: dict, args, words: Words, new: dict, remove
                 if key not in present:
                     sys.stdout.write(f"label {json.dumps(key)} not found.\n")
         from kubelite.client.dynamic import WriteParams
+        from kubelite.patch import merge_patch
 
         params = WriteParams(dry_run=dry_run == "server", field_manager=args.field_manager)
         result = sess.client.patch(request.resource, request.namespace, obj["metadata"]["name"],
-                                   merge_patch(before, after), "merge", params)
+                                   merge_patch.create(before, after), "merge", params)
     if args.list:
         _list(result, words, single)
         return

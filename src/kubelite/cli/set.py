@@ -326,14 +326,10 @@ def _mutation(sub: str, args, change: list[str]):
 
 
 def _patch(sess, request, original: dict, updated: dict, args, dry_run: str) -> dict:
-    from kubelite.patch import strategic
-    from kubelite.schema import for_kind
-
-    schema = for_kind(original.get("apiVersion", ""), original.get("kind", ""))
-    patch = strategic.create_two_way(original, updated, schema)
+    patch, patch_type = common.two_way_patch(original, updated)
     params = common.write_params(_WriteArgs(args), "kubectl-set", dry_run)
     return sess.client.patch(request.resource, request.namespace, original["metadata"]["name"], patch,
-                             "strategic", params)
+                             patch_type, params)
 
 
 class _WriteArgs:
