@@ -23,14 +23,14 @@ COMMANDS = [
     "get", "describe", "create", "replace", "delete", "edit", "patch", "scale", "label", "annotate", "apply",
     "apply view-last-applied", "apply set-last-applied", "apply edit-last-applied", "diff", "kustomize", "explain",
     "version", "cluster-info", "api-resources", "api-versions", "config", "config view", "config get-contexts",
-    "config current-context", "config use-context", "config set-context",
+    "config current-context", "config use-context", "config set-context", "config set", "config unset",
+    "config set-cluster", "config set-credentials", "config delete-cluster", "config delete-context",
+    "config delete-user", "config get-clusters", "config get-users", "config rename-context",
 ]
 # kubectl subcommands kubelite does not have
 NOT_IMPLEMENTED = {
     "create": {"token"},
     "cluster-info": {"dump"},
-    "config": {"delete-cluster", "delete-context", "delete-user", "get-clusters", "get-users", "rename-context",
-               "set", "set-cluster", "set-credentials", "unset"},
 }
 NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "drain", "taint", "logs", "attach",
                        "exec", "port-forward", "proxy", "cp", "auth", "debug", "events", "wait", "completion",
@@ -52,7 +52,7 @@ MISSING_FLAGS = {
     "apply edit-last-applied": _PRINTING | {"--field-manager", "--show-managed-fields", "--validate"},
     "kustomize": {"--enable-helm", "--helm-api-versions", "--helm-command", "--helm-debug", "--helm-kube-version",
                   "-o, --output"},
-    "config view": _PRINTING | {"--merge", "--show-managed-fields"},
+    "config view": _PRINTING | {"--show-managed-fields"},
 }
 # kubelite flags kubectl 1.32 does not have (each must be absent from kubectl's help)
 EXTRA_FLAGS = {"diff": {"--show-secret"}}

@@ -43,35 +43,63 @@ def build_parser() -> common.Parser:
     get_contexts.add_argument("-o", "--output", default="", help="name")
     get_contexts.add_argument("--no-headers", action="store_true")
     sub.add_parser("current-context", help="print the current context")
-    use = sub.add_parser("use-context", aliases=["use"], help="set the current context")
-    use.add_argument("name")
-    set_context = sub.add_parser("set-context", help="create or change a context")
-    set_context.add_argument("name", nargs="?")
-    set_context.add_argument("--current", action="store_true", help="change the current context")
-    set_context.add_argument("--namespace", "-n")
-    set_context.add_argument("--cluster")
-    set_context.add_argument("--user")
-    for each in (view, get_contexts, use, set_context, sub.choices["current-context"]):
-        each.add_argument("--kubeconfig", dest="sub_kubeconfig", help="use this kubeconfig file")
+    _add_editing_subcommands(sub)
+    view.add_argument("--merge", default=None, help="merge every kubeconfig file (the default without --kubeconfig)")
+    for each in sub.choices.values():
+        if not any("--kubeconfig" in a.option_strings for a in each._actions):
+            each.add_argument("--kubeconfig", dest="sub_kubeconfig", help="use this kubeconfig file")
     from kubelite.cli.help import install_tree
 
     return install_tree(p, "config")
 
 
+def _add_editing_subcommands(sub) -> None:
+    """The subcommands of config_edit: free positional words (their count is checked as kubectl does)."""
+    def add(name: str, *flags, aliases=()) -> None:
+        each = sub.add_parser(name, aliases=list(aliases))
+        each.add_argument("names", nargs="*")
+        for flag in flags:
+            names, kw = flag if isinstance(flag, tuple) else ((flag,), {})
+            each.add_argument(*names, **kw)
+
+    add("set-cluster", "--server", "--tls-server-name", "--insecure-skip-tls-verify", "--certificate-authority",
+        "--embed-certs", "--proxy-url")
+    add("set-credentials", "--client-certificate", "--client-key", "--token", "--username", "--password",
+        "--auth-provider", (("--auth-provider-arg",), {"action": "append", "default": []}), "--exec-command",
+        "--exec-api-version", "--exec-interactive-mode", "--exec-provide-cluster-info",
+        (("--exec-arg",), {"action": "append", "default": []}), (("--exec-env",), {"action": "append", "default": []}),
+        "--embed-certs")
+    add("set-context", (("--current",), {"action": "store_true"}), "--namespace", "--cluster",
+        "--user")
+    add("use-context", aliases=("use",))
+    add("rename-context")
+    add("delete-cluster")
+    add("delete-context")
+    add("delete-user")
+    add("get-clusters")
+    add("get-users")
+    add("set", "--set-raw-bytes")
+    add("unset")
+
+
 def run(argv: list[str]) -> int:
+    from kubelite.cli import config_edit
+
     p = build_parser()
 
     def body(args) -> int:
         args.kubeconfig = getattr(args, "sub_kubeconfig", None) or args.kubeconfig
-        action = {"view": _view, "get-contexts": _get_contexts, "current-context": _current_context,
-                  "use-context": _use_context, "use": _use_context, "set-context": _set_context}.get(args.action)
+        editing = config_edit.ACTIONS.get(args.action)
+        if editing is not None:
+            return editing(args, _subparser(p, args.action))
+        action = {"view": _view, "get-contexts": _get_contexts, "current-context": _current_context}.get(args.action)
         if action is None:
             p.print_help()
             return 0
         return action(args)
 
     try:
-        args = p.parse_args(common._split_short_equals(argv))
+        args = p.parse_args(config_edit.with_tristate_values(common._split_short_equals(argv)))
     except common.UsageError as err:
         common._write_err(str(err))
         return 1
@@ -82,6 +110,15 @@ def run(argv: list[str]) -> int:
     except Exception as err:  # noqa: BLE001
         common._write_err(common.error_message(err))
         return 1
+
+
+def _subparser(p, name: str):
+    import argparse
+
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[name]
+    raise KeyError(name)
 
 
 def _load(args):
@@ -96,7 +133,12 @@ def _load(args):
 
 
 def _view(args) -> int:
+    from kubelite.cli.config_edit import parse_bool
     from kubelite.client.kubeconfig import KubeConfig
+
+    merge = parse_bool("merge", args.merge, "kubelite config view")
+    if merge is False and not args.kubeconfig:
+        raise common.CommandError("error: if merge==false a precise file must be specified")
 
     config = _load(args) or KubeConfig()
     doc = config.to_dict()
@@ -152,56 +194,4 @@ def _current_context(args) -> int:
     if not config or not config.current_context:
         raise common.CommandError("error: current-context is not set")
     print(config.current_context)
-    return 0
-
-
-def _use_context(args) -> int:
-    from kubelite.client import kubeconfig
-
-    config = _load(args)
-    if not config or args.name not in config.contexts:
-        raise common.CommandError(f'error: no context exists with the name: "{args.name}"')
-    path = kubeconfig.target_file(config, args.kubeconfig, "current-context")
-
-    def change(doc: dict) -> None:
-        doc["current-context"] = args.name
-
-    kubeconfig.edit_file(path, change)
-    print(f'Switched to context "{args.name}".')
-    return 0
-
-
-def _set_context(args) -> int:
-    from kubelite.client import kubeconfig
-
-    config = _load(args)
-    if args.current:
-        if args.name:
-            raise common.CommandError("error: you cannot specify both a context name and --current")
-        if not config or not config.current_context:
-            raise common.CommandError("error: no current context is set")
-        name = config.current_context
-    elif not args.name:
-        raise common.CommandError("error: you must specify a non-empty context name or --current")
-    else:
-        name = args.name
-    exists = bool(config and name in config.contexts)
-    path = kubeconfig.target_file(config, args.kubeconfig, "context", name)
-
-    def change(doc: dict) -> None:
-        entry = kubeconfig.named(doc["contexts"], name)
-        if entry is None:
-            entry = {"name": name, "context": dict(config.contexts.get(name, {})) if config else {}}
-            doc["contexts"].append(entry)
-        context = entry.setdefault("context", {}) or {}
-        entry["context"] = context
-        for key, value in (("namespace", args.namespace), ("cluster", args.cluster), ("user", args.user)):
-            if value is not None:
-                if value:
-                    context[key] = value
-                else:
-                    context.pop(key, None)
-
-    kubeconfig.edit_file(path, change)
-    print(f'Context "{name}" {"modified" if exists else "created"}.')
     return 0

@@ -333,13 +333,27 @@ RECORDS = [
          (("Every API version", ("api-versions",)),)),
 ]
 
-CONFIG_SUBCOMMANDS = (  # kubectl's others (set-cluster, delete-context, ...) are not in kubelite yet
+CONFIG_SUBCOMMANDS = (
     ("current-context", "Print the current context"),
+    ("delete-cluster", "Remove a cluster from the kubeconfig"),
+    ("delete-context", "Remove a context from the kubeconfig"),
+    ("delete-user", "Remove a user from the kubeconfig"),
+    ("get-clusters", "List the clusters"),
     ("get-contexts", "List the contexts"),
+    ("get-users", "List the users"),
+    ("rename-context", "Give a context another name"),
+    ("set", "Set one value, named by its dotted path"),
+    ("set-cluster", "Add or change a cluster"),
     ("set-context", "Add or change a context"),
+    ("set-credentials", "Add or change a user"),
+    ("unset", "Remove one value, named by its dotted path"),
     ("use-context", "Choose the current context"),
     ("view", "Print the merged kubeconfig, or one file"),
 )
+
+_PROPERTY = (" PROPERTY_NAME is a path of names joined by dots: fields (such as server or namespace) and the names "
+             "of clusters, contexts and users (which therefore cannot hold a dot followed by a field name).")
+_DELETED = " The change is written to the file that defines it; a removed context that was current stays named as current."
 
 CONFIG_RECORDS = [
     Help("config", "Read and change kubeconfig files through the subcommands, such as "
@@ -358,8 +372,10 @@ CONFIG_RECORDS = [
          (("The merged kubeconfig", ("config view",)),
           ("Only what the current context uses, secrets included", ("config view --minify --raw",)),
           ("One value", ("config view -o jsonpath='{.users[?(@.name == \"admin\")].user.token}'",))),
+         defaults={"merge": "true"},
          docs=_docs(output="Output format: yaml, json, jsonpath.",
-                    raw="Show certificates, keys and tokens as they are.")),
+                    raw="Show certificates, keys and tokens as they are.",
+                    merge="Combine every kubeconfig file; false (with --kubeconfig only) prints that file alone.")),
     Help("config get-contexts", "List the contexts of the kubeconfig, or the named ones.",
          "config get-contexts [(-o|--output=)name)] [options]",
          (("Every context", ("config get-contexts",)),
@@ -372,6 +388,93 @@ CONFIG_RECORDS = [
          "config use-context CONTEXT_NAME [options]",
          (("Switch to the staging context", ("config use-context staging",)),),
          aliases=("use-context", "use")),
+    Help("config set", "Change one value in a kubeconfig file.\n\n" + _PROPERTY + "\n\n"
+         " PROPERTY_VALUE is the new value; for binary fields such as certificate-authority-data it is read as "
+         "base64 text unless --set-raw-bytes is given. A cluster, context or user that does not exist yet is added.",
+         "config set PROPERTY_NAME PROPERTY_VALUE [options]",
+         (("Point the cluster prod at a new address", ("config set clusters.prod.server https://10.0.0.1:6443",)),
+          ("Store a CA certificate in the cluster prod", ("config set clusters.prod.certificate-authority-data "
+                                                          "$(cat ca.crt.b64)",)),
+          ("Make the context ops use the cluster prod", ("config set contexts.ops.cluster prod",)),
+          ("Store a key as it is, without base64", ("config set users.admin.client-key-data \"$KEY\" "
+                                                    "--set-raw-bytes=true",))),
+         defaults={"set-raw-bytes": "false"},
+         docs=_docs(set_raw_bytes="Store PROPERTY_VALUE as it is in a binary field instead of decoding base64.")),
+    Help("config unset", "Remove one value from a kubeconfig file.\n\n" + _PROPERTY,
+         "config unset PROPERTY_NAME [options]",
+         (("Forget the current context", ("config unset current-context",)),
+          ("Stop the context ops from choosing a namespace", ("config unset contexts.ops.namespace",)))),
+    Help("config set-cluster", "Add a cluster to the kubeconfig, or change one.\n\n"
+         " Only the fields given change; the others keep their values.",
+         "config set-cluster NAME [--server=server] [--certificate-authority=path/to/certificate/authority] "
+         "[--insecure-skip-tls-verify=true] [--tls-server-name=example.com] [options]",
+         (("Change only the address of the cluster prod", ("config set-cluster prod --server=https://10.0.0.1:6443",)),
+          ("Store the CA certificate in the kubeconfig itself", ("config set-cluster prod --embed-certs "
+                                                                 "--certificate-authority=./ca.crt",)),
+          ("Skip the certificate check (insecure)", ("config set-cluster lab --insecure-skip-tls-verify=true",)),
+          ("Check the certificate against another host name", ("config set-cluster prod --tls-server-name=api.internal",)),
+          ("Reach the cluster through a proxy", ("config set-cluster prod --proxy-url=http://proxy:3128",))),
+         defaults={"embed-certs": "false", "insecure-skip-tls-verify": "false"},
+         docs=_docs(server="The address of the cluster's API server.",
+                    tls_server_name="The host name the server's certificate must be valid for.",
+                    insecure_skip_tls_verify="Do not check the server's certificate.",
+                    certificate_authority="A file with the CA certificate(s) the server's certificate must chain to.",
+                    embed_certs="Copy the file given with --certificate-authority into the kubeconfig.",
+                    proxy_url="The proxy to reach the cluster through.")),
+    Help("config set-credentials", "Add a user to the kubeconfig, or change one.\n\n"
+         " Only the fields given change; the others keep their values. A user authenticates with a bearer "
+         "token, with a user name and password, with a client certificate, through an auth provider, or "
+         "with an exec plugin that prints credentials.\n\n"
+         " --auth-provider-arg and --exec-env take key=value to set a value and key- to remove one.",
+         "config set-credentials NAME [--client-certificate=path/to/certfile] [--client-key=path/to/keyfile] "
+         "[--token=bearer_token] [--username=basic_user] [--password=basic_password] [--auth-provider=provider_name] "
+         "[--auth-provider-arg=key=value] [--exec-command=exec_command] [--exec-api-version=exec_api_version] "
+         "[--exec-arg=arg] [--exec-env=key=value] [options]",
+         (("A user with a bearer token", ("config set-credentials ci --token=$TOKEN",)),
+          ("A user with a client certificate stored in the kubeconfig",
+           ("config set-credentials admin --client-certificate=./admin.crt --client-key=./admin.key --embed-certs=true",)),
+          ("A user whose credentials come from a program",
+           ("config set-credentials sso --exec-command=/usr/local/bin/get-token "
+            "--exec-api-version=client.authentication.k8s.io/v1 --exec-interactive-mode=Never",)),
+          ("Arguments and environment for that program",
+           ("config set-credentials sso --exec-arg=--profile --exec-arg=prod --exec-env=REGION=eu",)),
+          ("Remove a variable from that program's environment", ("config set-credentials sso --exec-env=REGION-",)),
+          ("An auth provider with settings", ("config set-credentials web --auth-provider=oidc "
+                                              "--auth-provider-arg=client-id=kubelite",))),
+         defaults={"embed-certs": "false", "exec-provide-cluster-info": "false"},
+         docs=_docs(client_certificate="A file with the client certificate to present.",
+                    client_key="A file with the client certificate's private key.",
+                    token="A bearer token to authenticate with.",
+                    username="A user name for basic authentication.",
+                    password="A password for basic authentication.",
+                    auth_provider="The name of an auth provider plugin.",
+                    auth_provider_arg="Settings for the auth provider, as key=value (key- removes one).",
+                    embed_certs="Copy the certificate and key files into the kubeconfig.",
+                    exec_api_version="The client.authentication.k8s.io version the exec plugin speaks.",
+                    exec_arg="Arguments for the exec plugin; they replace the ones it had.",
+                    exec_command="The program that prints credentials (an exec plugin).",
+                    exec_env="An environment variable for the exec plugin, as key=value (key- removes one).",
+                    exec_interactive_mode="Whether the exec plugin reads standard input: Never, IfAvailable or Always.",
+                    exec_provide_cluster_info="Tell the exec plugin about the cluster in KUBERNETES_EXEC_INFO.")),
+    Help("config delete-cluster", "Remove a cluster from the kubeconfig." + _DELETED.split(";")[0] + ".",
+         "config delete-cluster NAME [options]",
+         (("Remove the cluster lab", ("config delete-cluster lab",)),)),
+    Help("config delete-context", "Remove a context from the kubeconfig." + _DELETED,
+         "config delete-context NAME [options]",
+         (("Remove the context lab", ("config delete-context lab",)),)),
+    Help("config delete-user", "Remove a user from the kubeconfig." + _DELETED.split(";")[0] + ".",
+         "config delete-user NAME [options]",
+         (("Remove the user lab-admin", ("config delete-user lab-admin",)),)),
+    Help("config get-clusters", "List the names of the clusters in the kubeconfig.",
+         "config get-clusters [flags] [options]",
+         (("Every cluster name", ("config get-clusters",)),)),
+    Help("config get-users", "List the names of the users in the kubeconfig.",
+         "config get-users [flags] [options]",
+         (("Every user name", ("config get-users",)),)),
+    Help("config rename-context", "Give a context a new name.\n\n"
+         " When the context is the current one, current-context follows the new name.",
+         "config rename-context CONTEXT_NAME NEW_NAME [options]",
+         (("Call the context dev development from now on", ("config rename-context dev development",)),)),
     Help("config set-context", "Add a context to the kubeconfig, or change one.\n\n"
          " Only the fields given change; the others keep their values.",
          "config set-context [NAME | --current] [--cluster=cluster_nickname] [--user=user_nickname] "

@@ -16,7 +16,6 @@ import base64
 import os
 import pathlib
 from dataclasses import dataclass, field
-from typing import Any
 
 
 class ConfigError(Exception):
@@ -299,46 +298,3 @@ def _with_flags(conn: Connection, overrides: Overrides) -> Connection:
         conn.insecure = True
     conn.request_timeout = overrides.request_timeout
     return conn
-
-
-# -- writing (config use-context / set-context) -------------------------------------------------
-
-def target_file(config: KubeConfig | None, explicit: str | None, kind: str, name: str = "") -> pathlib.Path:
-    """The file an edit of `kind`/`name` goes to: the one defining it, else the first candidate."""
-    if explicit:
-        return pathlib.Path(explicit).expanduser()
-    if config is not None:
-        origin = config.origin.get((kind, name))
-        if origin is not None:
-            return origin
-        if config.files:
-            return config.files[0]
-    paths, _ = default_paths()
-    return paths[0]
-
-
-def edit_file(path: pathlib.Path, change) -> None:
-    """Read `path` (or start empty), let `change(doc)` modify it, write it back atomically."""
-    import yaml
-
-    doc = read_file(path) if path.exists() else {}
-    doc.setdefault("apiVersion", "v1")
-    doc.setdefault("kind", "Config")
-    for key in ("clusters", "contexts", "users"):
-        if doc.get(key) is None:
-            doc[key] = []
-    doc.setdefault("preferences", {})
-    change(doc)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".kubelite-tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(yaml.safe_dump(doc, default_flow_style=False, sort_keys=True))
-    os.replace(tmp, path)
-
-
-def named(entries: list[dict[str, Any]], name: str) -> dict | None:
-    for entry in entries:
-        if isinstance(entry, dict) and entry.get("name") == name:
-            return entry
-    return None
