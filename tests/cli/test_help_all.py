@@ -29,7 +29,6 @@ COMMANDS = [
 ]
 # kubectl subcommands kubelite does not have
 NOT_IMPLEMENTED = {
-    "create": {"token"},
     "cluster-info": {"dump"},
 }
 NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "drain", "taint", "logs", "attach",

@@ -16,11 +16,11 @@ COMMANDS = [
     "create secret generic", "create secret tls", "create secret docker-registry", "create namespace",
     "create serviceaccount", "create job", "create cronjob", "create role", "create clusterrole",
     "create rolebinding", "create clusterrolebinding", "create quota", "create poddisruptionbudget",
-    "create priorityclass", "create ingress", "run", "expose", "autoscale", "set", "set image", "set env",
+    "create priorityclass", "create ingress", "create token", "run", "expose", "autoscale", "set", "set image", "set env",
     "set resources", "set selector", "set serviceaccount", "set subject",
 ]
 # kubectl subcommands kubelite does not have (issue 8 leaves them out)
-NOT_IMPLEMENTED = {"create": {"token"}}
+NOT_IMPLEMENTED: dict = {}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (known gaps, issue 8)
 MISSING_FLAGS = {
     "create": {"--allow-missing-template-keys", "--raw", "-l, --selector", "--show-managed-fields", "--template",

@@ -38,6 +38,10 @@ def build_parser() -> common.Parser:
 def run(argv: list[str]) -> int:
     from kubelite.cli import create_generators
 
+    if argv and argv[0] == "token":  # `create token SA`: a TokenRequest, not an object to create
+        from kubelite.cli import create_token
+
+        return create_token.run(argv[1:])
     if argv and create_generators.is_generator(argv[0]):  # `create TYPE NAME ...` (kubectl's generators)
         return create_generators.run(argv)
     return common.run(build_parser(), argv, _create)

@@ -139,6 +139,7 @@ CREATE_SUBCOMMANDS = (
     ("secret", "Make a secret (pick a type subcommand)"),
     ("service", "Make a service (pick a type subcommand)"),
     ("serviceaccount", "Make a service account"),
+    ("token", "Ask the server for a service account token"),
 )
 
 SET_SUBCOMMANDS = (
@@ -169,6 +170,29 @@ HELP = {h.command: h for h in [
              ("Three replicas exposing port 8080", ("create deployment api --image=example/api --replicas=3 --port=8080",)),
              ("Two containers in one pod", ("create deployment pair --image=nginx --image=redis",))),
             ("deployment", "deploy"), defaults={"replicas": "1", "port": "-1"}),
+    Help("create token", "Ask the server for a token that authenticates as a service account (a TokenRequest).\n\n"
+         " The token alone is printed, without a newline unless the output is a terminal; -o prints the whole "
+         "TokenRequest the server answered, with its expiration time.",
+         "create token SERVICE_ACCOUNT_NAME [options]",
+         (("A token for the service account builder", ("create token builder",)),
+          ("A token for a service account of another namespace", ("create token builder --namespace ci",)),
+          ("A token that lasts an hour", ("create token builder --duration 1h",)),
+          ("A token meant for another audience than the API server", ("create token builder --audience vault",)),
+          ("A token that stops working when the secret is deleted",
+           ("create token builder --bound-object-kind Secret --bound-object-name builder-key",)),
+          ("The same, pinned to one incarnation of that secret",
+           ("create token builder --bound-object-kind Secret --bound-object-name builder-key "
+            "--bound-object-uid 6f0b1c2e-4d7a-4c55-9e51-1a2b3c4d5e6f",))),
+         defaults={"duration": "0s", "allow-missing-template-keys": "true", "show-managed-fields": "false"},
+         docs={"audience": "Who the token is meant for (repeat for several); the API server when not given.",
+               "duration": "How long the token should last (such as 1h); 0 lets the server decide, and the server "
+                           "may grant another lifetime.",
+               "bound-object-kind": "Tie the token to an object of this kind: Node, Pod or Secret (needs "
+                                    "--bound-object-name).",
+               "bound-object-name": "The object the token is tied to; the token stops working once it is deleted.",
+               "bound-object-uid": "The UID the tied object must have; the current object's UID when not given.",
+               "output": "Output format: json, yaml, name, go-template, go-template-file, template, templatefile, "
+                         "jsonpath, jsonpath-as-json or jsonpath-file (the token alone when not given)."}),
     Help("create service", "Create a service; the subcommand picks its type.", "create service [flags] [options]",
          aliases=("service", "svc"),
          subcommands=(("clusterip", "Make a ClusterIP service"), ("externalname", "Make an ExternalName service"),
