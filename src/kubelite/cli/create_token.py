@@ -21,8 +21,9 @@ def build_parser() -> common.Parser:
     p.add_argument("args", nargs="*", help=__import__("argparse").SUPPRESS)
     common.add_connection_flags(p)
     p.add_argument("-n", "--namespace")
-    common.add_output_flag(p)
-    common.add_template_flags(p)
+    from kubelite.cli.imperative_common import add_printing_flags
+
+    add_printing_flags(p)
     p.add_argument("--audience", action="append", default=[])
     p.add_argument("--duration", default="0s")
     p.add_argument("--bound-object-kind", default="")
@@ -71,7 +72,8 @@ def _token(args) -> int:
                                 "See 'kubelite create token -h' for help and examples")
     sess = common.session(args)
     name, namespace = args.args[0], sess.namespace
-    output = common.output_of(args)
+    # output_of knows --template (go-template printing); parse_output is the older entry point
+    output = common.output_of(args) if hasattr(common, "output_of") else common.parse_output(args.output or "")
     _validate(args, name, namespace, seconds)
     spec: dict = {"audiences": list(args.audience) or None}
     if seconds > 0:
