@@ -34,24 +34,17 @@ NOT_IMPLEMENTED = {
 NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "drain", "taint", "logs", "attach",
                        "exec", "port-forward", "proxy", "cp", "auth", "debug", "events", "wait", "completion",
                        "plugin"}
-_PRINTING = {"--allow-missing-template-keys", "--template"}  # go-template output is not supported yet
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)
 MISSING_FLAGS = {
-    "get": _PRINTING | {"--raw", "--server-print", "--show-managed-fields", "--subresource"},
-    "create": _PRINTING | {"--raw", "-l, --selector", "--show-managed-fields", "--windows-line-endings"},
-    "replace": _PRINTING | {"--raw", "--show-managed-fields", "--subresource"},
+    "get": {"--raw", "--server-print", "--subresource"},
+    "create": {"--raw", "-l, --selector", "--windows-line-endings"},
+    "replace": {"--raw", "--subresource"},
     "delete": {"--raw"},
-    "edit": _PRINTING | {"--output-patch", "--show-managed-fields"},
-    "patch": _PRINTING | {"--show-managed-fields"},
-    "scale": _PRINTING | {"--show-managed-fields"},
-    "label": _PRINTING | {"--show-managed-fields"},
-    "annotate": _PRINTING | {"--show-managed-fields"},
-    "apply": _PRINTING | {"--subresource"},
-    "apply set-last-applied": _PRINTING | {"--show-managed-fields"},
-    "apply edit-last-applied": _PRINTING | {"--field-manager", "--show-managed-fields", "--validate"},
+    "edit": {"--output-patch"},
+    "apply": {"--subresource"},
+    "apply edit-last-applied": {"--field-manager", "--validate"},
     "kustomize": {"--enable-helm", "--helm-api-versions", "--helm-command", "--helm-debug", "--helm-kube-version",
                   "-o, --output"},
-    "config view": _PRINTING | {"--show-managed-fields"},
 }
 # kubelite flags kubectl 1.32 does not have (each must be absent from kubectl's help)
 EXTRA_FLAGS = {"diff": {"--show-secret"}}

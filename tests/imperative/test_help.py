@@ -23,11 +23,9 @@ COMMANDS = [
 NOT_IMPLEMENTED: dict = {}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (known gaps, issue 8)
 MISSING_FLAGS = {
-    "create": {"--allow-missing-template-keys", "--raw", "-l, --selector", "--show-managed-fields", "--template",
-               "--windows-line-endings"},
-    "run": {"--allow-missing-template-keys", "--cascade", "-f, --filename", "--force", "--grace-period",
-            "-k, --kustomize", "--override-type", "--pod-running-timeout", "-q, --quiet", "-R, --recursive",
-            "--show-managed-fields", "--template", "--timeout", "--wait"},
+    "create": {"--raw", "-l, --selector", "--windows-line-endings"},
+    "run": {"--cascade", "-f, --filename", "--force", "--grace-period", "-k, --kustomize", "--override-type",
+            "--pod-running-timeout", "-q, --quiet", "-R, --recursive", "--timeout", "--wait"},
 }
 _FLAG = re.compile(r"^    ((?:-\S, )?--[a-z0-9-]+)=(.*):$")
 

@@ -10,7 +10,7 @@ import sys
 from kubelite.cli import common
 
 SUBCOMMANDS = {"view-last-applied", "set-last-applied", "edit-last-applied"}
-APPLY_FORMATS = ("json", "jsonpath", "jsonpath-file", "name", "yaml")
+APPLY_FORMATS = common.GENERIC_FORMATS
 
 EXAMPLES = """\
   # Apply the configuration in a file, a directory (-R: and below), or stdin
@@ -35,6 +35,7 @@ def build_parser() -> common.Parser:
     common.add_filename_flags(p, "to apply")
     p.add_argument("-l", "--selector", help="apply (and prune) only objects matching this label selector")
     common.add_output_flag(p, "yaml|json|name|jsonpath=...")
+    common.add_template_flags(p, managed_fields=False)
     common.add_dry_run_flag(p)
     p.add_argument("--overwrite", default="true", help="overwrite fields changed by others (true)")
     p.add_argument("--force", action="store_true", help="delete and re-create an object whose patch is refused")
@@ -131,7 +132,7 @@ def _apply(args) -> int:
     args._verb = "apply"
     dry_run = common.dry_run_mode(args)
     check_flags(args, dry_run)
-    output = common.parse_output(args.output, APPLY_FORMATS)
+    output = common.output_of(args, APPLY_FORMATS)
     wait = parse_bool(args.wait, "--wait")
     manifests = read_manifests(args, verb="apply")
     sess = common.session(args)
@@ -271,6 +272,8 @@ def last_applied_parser(name: str) -> common.Parser:
     p.add_argument("-l", "--selector", help="label selector")
     p.add_argument("--all", action="store_true", help="every object of the type")
     common.add_output_flag(p, "yaml|json")
+    if name != "view-last-applied":  # which prints annotations, not objects
+        common.add_template_flags(p)
     p.add_argument("--create-annotation", action="store_true", help="set-last-applied: create a missing annotation")
     common.add_dry_run_flag(p)
     p.add_argument("--windows-line-endings", action="store_true", help="accepted for kubectl compatibility")
@@ -353,7 +356,7 @@ def _set_last_applied(args) -> int:
             _write(f"set-last-applied {item.name}: no changes required.\n")
             continue
         planned.append((item, live, text))
-    output = common.parse_output(args.output, APPLY_FORMATS)
+    output = common.output_of(args, APPLY_FORMATS)
     for item, live, text in planned:
         final = live
         if dry_run != "client":

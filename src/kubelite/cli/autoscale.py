@@ -58,7 +58,7 @@ def _autoscale(args) -> int:
         sys.stderr.write(_required_flags_message(["max"]) + "\n")
         raise common.Failed(1)
     dry_run = common.dry_run_mode(args)
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     try:
         validate_bounds(args.min, args.max)
     except ImperativeError as err:

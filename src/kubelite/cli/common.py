@@ -111,7 +111,7 @@ def report(errors: list[BaseException]) -> int:
 
             if not isinstance(err, ApiError) and text.startswith("error: ") and not _keeps_prefix(err):
                 text = text[len("error: "):]
-            _write_err(text)
+            _write_err(text + "\n")  # kubectl ends each message of an aggregate with a newline of its own
     return 1
 
 
@@ -278,10 +278,42 @@ def _split_short_equals(argv: list[str]) -> list[str]:
     return out
 
 
+def _bool_flag_values(p: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """`--flag=true|false` for a flag argparse stores as true (pflag's bool flags take a value after `=`)."""
+    switches = _store_true_flags(p)
+    out = []
+    for token in argv:
+        name, eq, value = token.partition("=")
+        if token == "--":
+            out.extend(argv[len(out):])
+            break
+        if eq and name in switches and name.startswith("--"):
+            if value.lower() in ("true", "t", "1"):
+                out.append(name)
+                continue
+            if value.lower() in ("false", "f", "0"):
+                continue
+            raise UsageError(f'Error: invalid argument "{value}" for "{name}" flag: strconv.ParseBool: parsing '
+                             f'"{value}": invalid syntax\nSee \'{p.prog} --help\' for usage.')
+        out.append(token)
+    return out
+
+
+def _store_true_flags(p: argparse.ArgumentParser) -> set[str]:
+    names: set[str] = set()
+    for action in p._actions:
+        if isinstance(action, argparse._StoreTrueAction):
+            names.update(action.option_strings)
+        elif isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                names |= _store_true_flags(sub)
+    return names
+
+
 def run(p: Parser, argv: list[str], body: Callable[[argparse.Namespace], int]) -> int:
     """Parse and run a command; every failure becomes kubectl's message and exit 1."""
     try:
-        args = p.parse_intermixed_args(_split_short_equals(argv))
+        args = p.parse_intermixed_args(_bool_flag_values(p, _split_short_equals(argv)))
     except UsageError as err:
         _write_err(str(err))
         return 1
@@ -532,26 +564,68 @@ GET_FORMATS = ("custom-columns", "custom-columns-file", "go-template", "go-templ
 
 @dataclass
 class Output:
-    """A parsed `-o` value."""
+    """A parsed `-o` value with the printing flags that go with it."""
 
-    kind: str  # "" (default), yaml, json, name, wide, jsonpath, jsonpath-file, custom-columns, custom-columns-file
+    kind: str  # "" (default), yaml, json, name, wide, jsonpath, custom-columns(-file), go-template
     argument: str = ""
+    allow_missing_keys: bool = True  # --allow-missing-template-keys (jsonpath and go-template)
+    show_managed_fields: bool = False  # --show-managed-fields (yaml and json)
 
     @property
     def human(self) -> bool:
         return self.kind in ("", "wide")
 
 
-def parse_output(value: str, allowed: tuple[str, ...] = GENERIC_FORMATS) -> Output:
+_TEMPLATE_FORMATS = ("go-template", "go-template-file", "template", "templatefile")
+
+
+def add_template_flags(p: argparse.ArgumentParser, managed_fields: bool = True) -> None:
+    """--template, --allow-missing-template-keys and (unless the command has it) --show-managed-fields."""
+    p.add_argument("--template", default="", help="template (or template file) for -o go-template[-file]")
+    p.add_argument("--allow-missing-template-keys", nargs="?", const="true", default="true",
+                   help="ignore missing keys in templates")
+    if managed_fields:
+        p.add_argument("--show-managed-fields", action="store_true", help="keep managedFields in -o yaml|json")
+
+
+def output_of(args, allowed: tuple[str, ...] = GENERIC_FORMATS) -> Output:
+    """The -o of a command with its printing flags: --template alone means -o go-template, as in kubectl."""
+    template = getattr(args, "template", None) or ""
+    value = args.output or ""
+    if template and not value:
+        value = "go-template"
+    output = parse_output(value, allowed, template)
+    output.allow_missing_keys = _flag_true(getattr(args, "allow_missing_template_keys", True),
+                                           "allow-missing-template-keys")
+    output.show_managed_fields = bool(getattr(args, "show_managed_fields", False))
+    return output
+
+
+def _flag_true(value, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).lower()
+    if text in ("true", "t", "1"):
+        return True
+    if text in ("false", "f", "0"):
+        return False
+    raise CommandError(f'Error: invalid argument "{value}" for "--{name}" flag: strconv.ParseBool: parsing '
+                       f'"{value}": invalid syntax')
+
+
+def parse_output(value: str, allowed: tuple[str, ...] = GENERIC_FORMATS, template: str = "") -> Output:
     if not value:
         return Output("")
     kind, _, argument = value.partition("=")
-    if kind not in allowed or kind in ("go-template", "go-template-file", "template", "templatefile",
-                                        "jsonpath-as-json"):
+    if kind not in allowed or kind == "jsonpath-as-json":
         if kind in allowed:
             raise CommandError(f'error: the output format "{kind}" is not supported by kubelite yet')
         raise CommandError(f'error: unable to match a printer suitable for the output format "{value}", allowed '
                            f'formats are: {",".join(allowed)}')
+    if template and kind in ("jsonpath", *_TEMPLATE_FORMATS):
+        argument = template  # kubectl's --template wins over the text after `=`
+    if kind in _TEMPLATE_FORMATS:
+        return Output("go-template", _go_template_text(kind, argument))
     if kind in ("jsonpath", "custom-columns") and not argument:
         what = "template" if kind == "jsonpath" else "custom-columns"
         raise CommandError(f"error: {what} format specified but no {what} given" if kind == "jsonpath" else
@@ -569,8 +643,44 @@ def parse_output(value: str, allowed: tuple[str, ...] = GENERIC_FORMATS) -> Outp
     return Output(kind, argument)
 
 
+def _go_template_text(kind: str, argument: str) -> str:
+    """The template of -o go-template[-file]/template[file], checked before anything runs (as kubectl)."""
+    from kubelite.manifest import gotemplate
+
+    if not argument:
+        raise CommandError("error: template format specified but no template given")
+    text = argument
+    if kind in ("go-template-file", "templatefile"):
+        try:
+            with open(argument, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as err:
+            raise CommandError(f"error: error reading --template {argument}, open {argument}: "
+                               f"{(err.strerror or str(err)).lower()}") from None
+    try:
+        gotemplate.parse(text)
+    except gotemplate.GoTemplateError as err:
+        raise CommandError(f"error: error parsing template {text}, {err}") from None
+    return text
+
+
+def without_managed_fields(obj: Any) -> Any:
+    """kubectl's OmitManagedFieldsPrinter: metadata.managedFields dropped from an object or each list item."""
+    if not isinstance(obj, dict):
+        return obj
+    items = obj.get("items")
+    if isinstance(items, list) and str(obj.get("kind", "")).endswith("List"):
+        return {**obj, "items": [without_managed_fields(item) for item in items]}
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and "managedFields" in meta:
+        return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+    return obj
+
+
 def render(output: Output, obj: Any) -> str:
     """The text -o prints for one object (or a List)."""
+    if output.kind in ("yaml", "json") and not output.show_managed_fields:
+        obj = without_managed_fields(obj)
     if output.kind == "yaml":
         from kubelite.manifest import to_yaml
 
@@ -587,9 +697,19 @@ def render(output: Output, obj: Any) -> str:
         from kubelite.manifest import jsonpath
 
         try:
-            return jsonpath.render(output.argument, obj)
+            return jsonpath.render(output.argument, obj, output.allow_missing_keys)
         except jsonpath.JSONPathError as err:
             raise CommandError(err.stderr() if hasattr(err, "stderr") else f"error: {err}") from None
+    if output.kind == "go-template":
+        from kubelite.manifest import gotemplate
+
+        try:
+            return gotemplate.render(output.argument, obj, output.allow_missing_keys)
+        except gotemplate.KubectlTemplateError as err:
+            # kubectl writes what the template printed and its debugging text to stdout, then fails
+            sys.stdout.write(err.stdout)
+            sys.stdout.flush()
+            raise CommandError(f"error: {err}") from None
     if output.kind in ("custom-columns", "custom-columns-file"):
         from kubelite.manifest import columns
 

@@ -38,6 +38,7 @@ def build_parser() -> common.Parser:
     view.add_argument("--flatten", action="store_true", help="accepted; file references are kept")
     view.add_argument("-o", "--output", default="yaml", help="yaml|json|jsonpath=...")
     view.add_argument("--context")
+    common.add_template_flags(view)
     get_contexts = sub.add_parser("get-contexts", help="list contexts")
     get_contexts.add_argument("names", nargs="*")
     get_contexts.add_argument("-o", "--output", default="", help="name")
@@ -155,7 +156,8 @@ def _view(args) -> int:
         for key, inner in (("clusters", "cluster"), ("users", "user")):
             for entry in doc[key] or []:
                 entry[inner] = {k: (_REDACTED[k] if k in _REDACTED and v else v) for k, v in entry[inner].items()}
-    output = common.parse_output(args.output, ("json", "jsonpath", "jsonpath-file", "yaml"))
+    output = common.output_of(args, ("go-template", "go-template-file", "json", "jsonpath", "jsonpath-file", "template",
+                                         "templatefile", "yaml"))
     sys.stdout.write(common.render(output, doc))
     return 0
 

@@ -26,6 +26,7 @@ def build_parser() -> common.Parser:
     common.add_namespace_flags(p, all_namespaces=False)
     common.add_filename_flags(p, "to create")
     common.add_output_flag(p, "yaml|json|name|jsonpath=...|jsonpath-file=...")
+    common.add_template_flags(p)
     common.add_dry_run_flag(p)
     common.add_write_flags(p)
     p.add_argument("--edit", action="store_true", help="edit the objects in an editor before creating them")
@@ -58,7 +59,7 @@ def _create(args) -> int:
         from kubelite.cli.editing import create_edited
 
         return create_edited(args)
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     params = common.write_params(args, "kubectl-create", dry_run)
     sess = common.session(args)

@@ -465,7 +465,7 @@ def _create(spec: Spec, args, command: list[str]) -> int:
     if command and not spec.wants_command:
         raise common.UsageError(f"error: exactly one NAME is required, got {len(args.args) + len(command)}\n"
                                 f"See 'kubectl create {spec.path} -h' for help and examples")
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     ctx = Context(args.args[0], args.namespace or None, command, None, sys.stderr)
     needs_session = dry_run != "client" or spec.path in ("role", "clusterrole") or spec.path == "job"

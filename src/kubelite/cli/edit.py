@@ -36,6 +36,7 @@ def build_parser() -> common.Parser:
     common.add_filename_flags(p, "to edit")
     p.add_argument("-l", "--selector", help="label selector, e.g. -l key1=value1,key2=value2")
     p.add_argument("-o", "--output", default="yaml", help="yaml|json: the format to edit in")
+    common.add_template_flags(p)
     p.add_argument("--save-config", action="store_true",
                    help="store the configuration in the last-applied annotation (for later apply)")
     p.add_argument("--field-manager", default="kubectl-edit", help="name of the manager tracking field ownership")

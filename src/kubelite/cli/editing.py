@@ -129,7 +129,7 @@ def create_edited(args) -> int:
     """`create --edit -f FILE|URL`: edit what the files hold, then create it."""
     from kubelite.manifest import read_sources
 
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     objects = [m.obj for m in read_sources(args.filename, recursive=args.recursive, verb="create")]
     as_json = output.kind == "json"

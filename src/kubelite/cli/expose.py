@@ -42,7 +42,7 @@ def _expose(args) -> int:
 
     args._verb = "expose"
     dry_run = common.dry_run_mode(args)
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     if args.override_type not in ("json", "merge", "strategic"):
         pass  # kubectl only notices a bad type when --overrides is given
     sess = common.session(args)

@@ -41,6 +41,7 @@ def build_parser() -> common.Parser:
                               "custom-columns-file=...")
     p.add_argument("-w", "--watch", action="store_true", help="after listing, watch for changes")
     p.add_argument("--watch-only", action="store_true", help="watch for changes without listing first")
+    common.add_template_flags(p)
     p.add_argument("--output-watch-events", action="store_true", help="print watch event types")
     p.add_argument("--show-labels", action="store_true", help="show all labels as the last column")
     p.add_argument("-L", "--label-columns", action="append", default=[], help="labels to show as columns")
@@ -68,7 +69,7 @@ def run(argv: list[str]) -> int:
 
 def _get(args) -> int:
     args._verb = "get"
-    output = common.parse_output(args.output, common.GET_FORMATS)
+    output = common.output_of(args, common.GET_FORMATS)
     sess = common.session(args)
     errors: list = []
     selection = common.build(sess, args, args.args, verb="get", errors=errors)

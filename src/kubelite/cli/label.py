@@ -56,6 +56,7 @@ def build_parser(words: Words, summary: str, examples: str) -> common.Parser:
     common.add_selector_flags(p)
     common.add_dry_run_flag(p)
     common.add_output_flag(p, "json|yaml|name|jsonpath=...")
+    common.add_template_flags(p)
     p.add_argument("--overwrite", action="store_true", help=f"allow changing an existing {words.noun}")
     p.add_argument("--all", action="store_true", help="every object of the types in the namespace")
     p.add_argument("--list", action="store_true", help=f"print the {words.field} of the objects")
@@ -200,7 +201,7 @@ def execute(args, words: Words) -> int:
         raise common.CommandError("error: --list and --output may not be specified together")
     dry_run = common.dry_run_mode(args)
     _validate(args, words, resources, new, remove, dry_run)
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     printer = common.ObjectPrinter(output) if output.kind else None
     errors: list = []
     if args.local:

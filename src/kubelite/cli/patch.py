@@ -2,7 +2,6 @@
 as kubectl patch does (on the server, or with --local on objects read from files)."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
@@ -47,7 +46,7 @@ def build_parser() -> common.Parser:
     p.add_argument("--local", action="store_true", help="patch the file's objects without contacting the server")
     p.add_argument("--subresource", default="", help="status or scale: patch a subresource")
     p.add_argument("--field-manager", default="kubectl-patch", help="name of the manager tracking field ownership")
-    p.add_argument("--show-managed-fields", action="store_true", help=argparse.SUPPRESS)
+    common.add_template_flags(p)
     from kubelite.cli.help import installed
 
     return installed(p, "patch")
@@ -97,7 +96,7 @@ def _patch(args) -> int:
         raise common.CommandError(f"error: --type must be one of [{' '.join(PATCH_TYPES)}], not {json.dumps(args.type)}")
     if args.local and args.args:
         raise common.CommandError("error: cannot specify --local and server resources")
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     if args.local:
         return _patch_local(args, text, patch_type, output)
@@ -142,10 +141,9 @@ def _patch_local(args, text: str, patch_type: str, output) -> int:
     for manifest in read_sources(args.filename, recursive=args.recursive, verb="patch"):
         try:
             after = _patched_locally(manifest.obj, text, patch_type)
+            _print(printer, after, after != manifest.obj)  # a template failing on one object spares the others
         except common.CommandError as err:
             errors.append(err)
-            continue
-        _print(printer, after, after != manifest.obj)
     return common.report(errors)
 
 

@@ -28,6 +28,7 @@ def build_parser() -> common.Parser:
     common.add_namespace_flags(p, all_namespaces=False)
     common.add_filename_flags(p, "to replace")
     common.add_output_flag(p, "yaml|json|name|jsonpath=...|jsonpath-file=...")
+    common.add_template_flags(p)
     common.add_dry_run_flag(p)
     common.add_write_flags(p)
     p.add_argument("--force", action="store_true", help="delete and re-create the objects")
@@ -48,7 +49,7 @@ def _replace(args) -> int:
     args._verb = "replace"
     if not args.filename and not args.kustomize:
         raise common.CommandError("error: must specify --filename to replace")
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     if args.force and dry_run != "none":
         raise common.CommandError("error: --dry-run can not be used when --force is set")

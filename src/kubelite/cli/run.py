@@ -13,6 +13,7 @@ def build_parser() -> common.Parser:
     common.add_connection_flags(p)
     p.add_argument("-n", "--namespace")
     common.add_output_flag(p)
+    common.add_template_flags(p)
     common.add_dry_run_flag(p)
     common.add_write_flags(p)
     p.add_argument("--image", default="")
@@ -62,7 +63,7 @@ def _run(args, command: list[str]) -> int:
         raise common.CommandError(f"error: invalid restart policy: {args.restart}")
     if args.image_pull_policy and args.image_pull_policy not in ("Always", "IfNotPresent", "Never"):
         raise common.CommandError(f"error: invalid image pull policy: {args.image_pull_policy}")
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     extra = list(args.args[1:]) + command
     try:

@@ -32,6 +32,7 @@ def build_parser() -> common.Parser:
     p.add_argument("-l", "--selector", help="label selector, e.g. -l key1=value1,key2=value2")
     common.add_dry_run_flag(p)
     common.add_output_flag(p, "json|yaml|name|jsonpath=...")
+    common.add_template_flags(p)
     p.add_argument("--replicas", type=int, default=None, help="the new desired number of replicas (required)")
     p.add_argument("--current-replicas", type=int, default=-1,
                    help="precondition: the current size must be this (-1: no condition)")
@@ -61,7 +62,7 @@ def _scale(args) -> int:
                                   "equal to 0")
     if args.current_replicas < -1:
         raise common.CommandError("error: The --current-replicas must specify an integer of -1 or greater")
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     sess = common.session(args)
     listing = bool(args.all or args.selector)

@@ -80,7 +80,7 @@ def _set(sub: str, args) -> int:
     dry_run = common.dry_run_mode(args)
     if args.local and dry_run == "server":
         raise common.CommandError("error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?")
-    output = common.parse_output(args.output)
+    output = common.output_of(args)
     positional, change = _split_args(sub, args)
     if args.all and args.label_selector:
         raise common.CommandError("error: cannot set --all and --selector at the same time")
