@@ -22,15 +22,13 @@ needs_kubectl = pytest.mark.skipif(not os.path.exists(KUBECTL), reason="kubectl 
 COMMANDS = [
     "get", "describe", "create", "replace", "delete", "edit", "patch", "scale", "label", "annotate", "apply",
     "apply view-last-applied", "apply set-last-applied", "apply edit-last-applied", "diff", "kustomize", "explain",
-    "version", "cluster-info", "api-resources", "api-versions", "config", "config view", "config get-contexts",
-    "config current-context", "config use-context", "config set-context", "config set", "config unset",
-    "config set-cluster", "config set-credentials", "config delete-cluster", "config delete-context",
+    "version", "cluster-info", "cluster-info dump", "api-resources", "api-versions", "config", "config view",
+    "config get-contexts", "config current-context", "config use-context", "config set-context", "config set",
+    "config unset", "config set-cluster", "config set-credentials", "config delete-cluster", "config delete-context",
     "config delete-user", "config get-clusters", "config get-users", "config rename-context",
 ]
 # kubectl subcommands kubelite does not have
-NOT_IMPLEMENTED = {
-    "cluster-info": {"dump"},
-}
+NOT_IMPLEMENTED: dict = {}
 NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "drain", "taint", "logs", "attach",
                        "exec", "port-forward", "proxy", "cp", "auth", "debug", "events", "wait", "completion",
                        "plugin"}

@@ -24,13 +24,15 @@ def build_parser() -> common.Parser:
 
 
 def run(argv: list[str]) -> int:
+    if argv and argv[0] == "dump":
+        from kubelite.cli import cluster_info_dump
+
+        return cluster_info_dump.run(argv[1:])
     return common.run(build_parser(), argv, _cluster_info)
 
 
 def _cluster_info(args) -> int:
     if args.args:
-        if args.args[0] == "dump":
-            raise common.CommandError("error: cluster-info dump is not available in kubelite")
         raise common.CommandError(f'error: unknown command "{args.args[0]}" for "kubelite cluster-info"')
     sess = common.session(args)
     transport = sess.transport

@@ -316,7 +316,27 @@ RECORDS = [
     Help("cluster-info", "Print the address of the API server and of services labelled "
          "kubernetes.io/cluster-service=true.",
          "cluster-info [flags] [options]",
-         (("Where the cluster's services are", ("cluster-info",)),)),
+         (("Where the cluster's services are", ("cluster-info",)),),
+         subcommands=(("dump", "Write out the cluster's state for debugging"),)),
+    Help("cluster-info dump", "Write out the cluster's state, to look into problems: the nodes, and for each "
+         "namespace its events, replication controllers, services, daemon sets, deployments, replica sets and "
+         "pods, then the logs of every container.\n\n"
+         " Everything goes to standard output unless --output-directory names a directory, which then receives "
+         "one file per list and NAMESPACE/POD/logs.txt for the logs. The namespaces are kube-system and the "
+         "current one unless --namespaces or --all-namespaces says otherwise.",
+         "cluster-info dump [flags] [options]",
+         (("Everything to standard output", ("cluster-info dump",)),
+          ("Into a directory", ("cluster-info dump --output-directory=./state",)),
+          ("Every namespace", ("cluster-info dump --all-namespaces",)),
+          ("Two namespaces, into a directory", ("cluster-info dump --namespaces default,ci --output-directory=./state",))),
+         defaults={"output": "'json'", "allow-missing-template-keys": "true", "show-managed-fields": "false",
+                   "pod-running-timeout": "20s"},
+         docs=_docs(all_namespaces="Dump every namespace (--namespaces is then ignored).",
+                    namespaces="The namespaces to dump, separated by commas.",
+                    output_directory="The directory to write the files to; empty or - writes to standard output.",
+                    pod_running_timeout="How long to wait for a pod to run before reading its logs (such as 5s).",
+                    output="Output format of the lists: json (the default), yaml, go-template, jsonpath and their "
+                           "variants; files get .json, .yaml or .txt.")),
     Help("api-resources", "List the resource types the server offers.",
          "api-resources [flags] [options]",
          (("Every resource type", ("api-resources",)),
