@@ -50,7 +50,7 @@ def run(argv: list[str]) -> int:
 def _dump(args) -> int:
     if args.args:
         raise common.UsageError(f'error: unknown command "{args.args[0]}" for "kubelite cluster-info dump"')
-    output = common.output_of(args) if hasattr(common, "output_of") else common.parse_output(args.output or "")
+    output = common.output_of(args)
     extension = _EXTENSIONS.get(output.kind, ".txt")
     sess = common.session(args)
     client = sess.client

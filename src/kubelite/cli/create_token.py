@@ -72,8 +72,7 @@ def _token(args) -> int:
                                 "See 'kubelite create token -h' for help and examples")
     sess = common.session(args)
     name, namespace = args.args[0], sess.namespace
-    # output_of knows --template (go-template printing); parse_output is the older entry point
-    output = common.output_of(args) if hasattr(common, "output_of") else common.parse_output(args.output or "")
+    output = common.output_of(args)
     _validate(args, name, namespace, seconds)
     spec: dict = {"audiences": list(args.audience) or None}
     if seconds > 0:
