@@ -60,6 +60,9 @@ SCENARIOS: dict[str, dict] = {
     "smp-target-missing": {"files": {"kustomization.yaml": _k("resources:\n- cm.yaml\npatches:\n- path: p.yaml\n"),
                                      "cm.yaml": CM,
                                      "p.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  b: x\n"}},
+    "json6902-null-patch": {"files": {"kustomization.yaml": _k(
+        "resources:\n- cm.yaml\npatchesJson6902:\n- target: {version: v1, kind: ConfigMap, name: a}\n  path: p.yaml\n"),
+        "cm.yaml": CM, "p.yaml": "null\n"}},
     "psm-target-missing": {"files": {"kustomization.yaml": _k("resources:\n- cm.yaml\npatchesStrategicMerge:\n- p.yaml\n"),
                                      "cm.yaml": CM,
                                      "p.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  b: x\n"}},

@@ -10,6 +10,7 @@ from .resmap import ResMap
 from .resource import Resource, ResId, gvk_of
 from .selectors import Selector
 from . import yamlv3
+from kubelite.schema.gojson import json_kind
 
 
 class SchemaSource:
@@ -124,7 +125,7 @@ def load_json_ops(text: str, source: str) -> list:
         except Exception as exc:
             raise KustomizeError(f"invalid YAML JSON patch in {source}: {exc}") from None
     if not isinstance(ops, list):
-        raise KustomizeError(f"json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+        raise KustomizeError("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
     return ops
 
 
@@ -152,18 +153,6 @@ class JsonPatchPlan:
         for res in Selector(self.target).select(resmap):
             apply_json_ops(res, self.ops)
         resmap.names_changed()
-
-
-def _go_json_type(value: object) -> str:
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "array"
 
 
 def configure_json6902(entry: dict, loader: Loader) -> JsonPatchPlan:
@@ -194,8 +183,10 @@ def configure_json6902(entry: dict, loader: Loader) -> JsonPatchPlan:
         except Exception as exc:  # the decoder's own error type
             raise KustomizeError(f"yaml: {exc}") from None
         shown = json.dumps(ops, separators=(",", ":"), ensure_ascii=False)
+    if ops is None:
+        ops = []  # Go decodes JSON null into a nil slice: an empty patch, not a type error
     if not isinstance(ops, list):
-        raise KustomizeError(f"decoding {shown}: json: cannot unmarshal {_go_json_type(ops)} "
+        raise KustomizeError(f"decoding {shown}: json: cannot unmarshal {json_kind(ops)} "
                              "into Go value of type jsonpatch.Patch")
     if not ops:
         raise KustomizeError(f"patch appears to be empty; file={path}, JsonOp={shown}")
