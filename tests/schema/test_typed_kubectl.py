@@ -502,7 +502,7 @@ def test_set_local_prints_what_kubectl_prints(runs, monkeypatch, tmp_path):
 
 def test_kubectl_typed_output_is_a_fixed_point(runs):
     from kubelite.schema.typed import roundtrip
-    from kubelite.server.admission.quantity import canonical_quantity
+    from kubelite.quantity import canonical_quantity
 
     outputs = [json.loads(out) for argv, (rc, out, _) in runs if rc == 0 and out and argv[-1] == "json"]
     assert len(outputs) >= 15
@@ -516,7 +516,7 @@ def test_decode_errors_are_kubectls(runs):
     import yaml
 
     from kubelite.schema.typed import TypedError, roundtrip
-    from kubelite.server.admission.quantity import canonical_quantity
+    from kubelite.quantity import canonical_quantity
 
     checked = 0
     for argv, (rc, _, err) in runs:

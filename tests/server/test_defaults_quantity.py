@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from kubelite.server.admission.quantity import QuantityError, canonical_quantity, parse_quantity
+from kubelite.quantity import QuantityError, canonical_quantity, parse_quantity
 
 KUBECTL = "/usr/bin/kubectl"
 

@@ -107,7 +107,7 @@ def _as_pod(obj: dict) -> dict:
     """kubectl decodes the overridden object into a Go Pod: zero fields appear, unknown ones go."""
     from kubelite.imperative import ImperativeError
     from kubelite.schema.typed import TypedError, roundtrip
-    from kubelite.server.admission.quantity import canonical_quantity
+    from kubelite.quantity import canonical_quantity
 
     try:
         return roundtrip(obj, "v1", "Pod", quantity=canonical_quantity)

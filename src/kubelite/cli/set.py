@@ -148,7 +148,7 @@ def _set(sub: str, args) -> int:
 def _decoded(obj: dict, source: str) -> dict:
     """kubectl set holds built-in kinds as Go structs: zero fields appear, unknown ones go."""
     from kubelite.schema.typed import TypedError, roundtrip
-    from kubelite.server.admission.quantity import canonical_quantity
+    from kubelite.quantity import canonical_quantity
 
     try:
         return roundtrip(obj, quantity=canonical_quantity)

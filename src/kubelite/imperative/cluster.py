@@ -22,7 +22,7 @@ def resource_list(spec: str) -> dict | None:
     """``cpu=1,pods=2`` -> ResourceList with canonical quantities (kubectl's populateResourceListV1)."""
     if not spec:
         return None
-    from kubelite.server.admission.quantity import QuantityError, canonical_quantity
+    from kubelite.quantity import QuantityError, canonical_quantity
 
     result = {}
     for statement in spec.split(","):

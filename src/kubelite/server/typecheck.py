@@ -193,7 +193,7 @@ def _quantity(value) -> None:
     text = text.strip()
     if not text or not _QUANTITY_SHAPE.fullmatch(text):
         raise _Abort(f"quantities must match the regular expression '{_QUANTITY_PATTERN}'")
-    from kubelite.server.admission.quantity import QuantityError, parse_quantity
+    from kubelite.quantity import QuantityError, parse_quantity
 
     try:
         parse_quantity(text)

@@ -24,7 +24,7 @@ import base64
 import copy
 from typing import Any, Callable
 
-from kubelite.server.admission.quantity import canonical_quantity, QuantityError
+from kubelite.quantity import canonical_quantity, QuantityError
 
 __all__ = ["apply_defaults", "prepare_for_create", "prepare_for_update", "group_kind", "image_pull_policy"]
 

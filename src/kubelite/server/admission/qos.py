@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubelite.server.admission.quantity import QuantityError, quantity_value
+from kubelite.quantity import QuantityError, quantity_value
 
 _TRACKED = ("cpu", "memory")
 

@@ -21,7 +21,7 @@ from kubelite.server.admission import field as F
 from kubelite.server.admission import names as N
 from kubelite.server.admission.defaults import group_kind
 from kubelite.server.admission.field import GoRepr, Path, go_quote
-from kubelite.server.admission.quantity import QuantityError, canonical_quantity, quantity_value
+from kubelite.quantity import QuantityError, canonical_quantity, quantity_value
 
 __all__ = ["validate", "validate_create", "validate_update", "name_validator", "TOTAL_ANNOTATION_SIZE_LIMIT"]
 

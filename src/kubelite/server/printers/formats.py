@@ -202,7 +202,7 @@ def quantity(value: Any) -> str:
     if value is None:
         return "0"
     try:
-        from kubelite.server.admission.quantity import canonical_quantity
+        from kubelite.quantity import canonical_quantity
         return canonical_quantity(value)
     except (ImportError, ValueError):
         return str(value)
