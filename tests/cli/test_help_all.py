@@ -34,10 +34,9 @@ NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "d
                        "plugin"}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)
 MISSING_FLAGS = {
-    "get": {"--raw", "--server-print", "--subresource"},
-    "create": {"--raw", "-l, --selector", "--windows-line-endings"},
-    "replace": {"--raw", "--subresource"},
-    "delete": {"--raw"},
+    "get": {"--server-print", "--subresource"},
+    "create": {"-l, --selector", "--windows-line-endings"},
+    "replace": {"--subresource"},
     "edit": {"--output-patch"},
     "apply": {"--subresource"},
     "apply edit-last-applied": {"--field-manager", "--validate"},

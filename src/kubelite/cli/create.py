@@ -30,6 +30,9 @@ def build_parser() -> common.Parser:
     common.add_dry_run_flag(p)
     common.add_write_flags(p)
     p.add_argument("--edit", action="store_true", help="edit the objects in an editor before creating them")
+    from kubelite.cli.raw import add_raw_flag
+
+    add_raw_flag(p, "a server path to POST the file to")
     from kubelite.cli.help import install
     from kubelite.cli.help_texts import HELP
 
@@ -55,6 +58,8 @@ def _create(args) -> int:
                                   "(only create -f is available)")
     if not args.filename and not args.kustomize:
         raise common.CommandError("error: must specify one of -f and -k")
+    if args.raw:
+        return _raw(args)
     if args.edit:
         from kubelite.cli.editing import create_edited
 
@@ -84,6 +89,18 @@ def _create(args) -> int:
 
     common.each(selection.requests, create, errors)
     return common.report(errors)
+
+
+def _raw(args) -> int:
+    """kubectl create --raw: the one file POSTed as it is."""
+    from kubelite.cli import raw
+
+    if args.edit:
+        raise common.CommandError("error: --raw and --edit are mutually exclusive")
+    raw.check_file_flags(args)
+    raw.check_output(args)
+    raw.check_uri(args.raw)
+    return raw.send(args, "POST", args.filename[0])
 
 
 def _sourced(err: Exception, verb: str, source: str) -> Exception:

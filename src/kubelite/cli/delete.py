@@ -47,6 +47,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--timeout", default="0", help="how long to wait (0: no limit)")
     p.add_argument("--ignore-not-found", action="store_true", help="treat NotFound as success")
     p.add_argument("-i", "--interactive", action="store_true", help="not supported")
+    from kubelite.cli.raw import add_raw_flag
+
+    add_raw_flag(p, "a server path to send the DELETE to")
     from kubelite.cli.help import installed
 
     return installed(p, "delete")
@@ -72,7 +75,7 @@ def _validate(args) -> None:
         raise common.CommandError(f'error: invalid cascade value ({args.cascade}). Must be "background", '
                                   '"foreground", or "orphan".')
     if args.output not in ("", "name"):
-        raise common.CommandError(f"error: unexpected -o output mode: {args.output}. We only support '-o name'.")
+        raise common.CommandError(f"error: unexpected -o output mode: {args.output}. We only support '-o name'")
     if args.all and args.selector:
         raise common.CommandError("error: cannot set --all and --selector at the same time")
     if args.interactive:
@@ -82,6 +85,8 @@ def _validate(args) -> None:
 def _delete(args) -> int:
     args._verb = "delete"
     _validate(args)
+    if args.raw:
+        return _raw(args)
     dry_run = common.dry_run_mode(args)
     grace = _grace(args)
     if grace == 0 and args.force:
@@ -108,6 +113,17 @@ def _delete(args) -> int:
     if _wants_wait(args, dry_run, grace):
         _wait_gone(sess, deleted, common.parse_duration(args.timeout), errors)
     return common.report(errors)
+
+
+def _raw(args) -> int:
+    """kubectl delete --raw: one DELETE (with the file given, if any, as its body); arguments and
+    selectors are not looked at."""
+    from kubelite.cli import raw
+
+    raw.check_file_flags(args, need_file=False)
+    raw.check_output(args)
+    raw.check_uri(args.raw)
+    return raw.send(args, "DELETE", args.filename[0] if args.filename else None)
 
 
 def _targets(sess, args, selection, errors) -> list[common.Request]:

@@ -51,6 +51,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--show-kind", action="store_true", help="prefix names with their kind")
     p.add_argument("--no-headers", action="store_true", help="omit table headers")
     p.add_argument("--validate", default="true", help=argparse_hidden())
+    from kubelite.cli.raw import add_raw_flag
+
+    add_raw_flag(p, "a server path to GET, printing the response body as it comes")
     from kubelite.cli.help import installed
 
     return installed(p, "get")
@@ -69,6 +72,8 @@ def run(argv: list[str]) -> int:
 
 def _get(args) -> int:
     args._verb = "get"
+    if args.raw:
+        return _raw(args)
     output = common.output_of(args, common.GET_FORMATS)
     sess = common.session(args)
     errors: list = []
@@ -87,6 +92,20 @@ def _get(args) -> int:
         sys.stdout.flush()
         sys.stderr.write(no_resources_message(sess.namespace if namespaced else None))
     return common.report(errors)
+
+
+def _raw(args) -> int:
+    """kubectl get --raw: positional arguments refused, other flags checked, then one GET."""
+    from kubelite.cli import raw
+
+    if args.args:
+        raise common.CommandError("error: arguments may not be passed when --raw is specified")
+    if args.watch or args.watch_only or args.selector:
+        raise common.CommandError("error: --raw may not be specified with other flags that filter the server "
+                                  "request or alter the output")
+    raw.check_output(args)
+    raw.check_uri(args.raw)
+    return raw.send(args, "GET")
 
 
 def _query(args) -> dict:

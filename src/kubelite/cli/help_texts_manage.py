@@ -84,7 +84,9 @@ RECORDS = [
           ("Follow changes after listing", ("get pods --watch",))),
          docs=_docs(filename=_FILES_FLAG.format("to list"), output="Output format: json, yaml, name, wide, "
                     "jsonpath, jsonpath-file, custom-columns, custom-columns-file.",
-                    selector="A label selector to pick the objects, such as key1=value1,key2!=value2 or 'env in (a,b)'.")),
+                    selector="A label selector to pick the objects, such as key1=value1,key2!=value2 or 'env in (a,b)'.",
+                    raw="A server path to GET; the response body is printed as it comes, using the kubeconfig's "
+                        "transport.")),
     Help("describe", "Print a readable account of objects: their settings, status and recent events.\n\n"
          " Name an object, a type (every object of it), a name prefix (every object whose name starts with it, "
          "when no object has exactly that name), or a label selector." + _RESOURCES_HINT,
@@ -104,6 +106,7 @@ RECORDS = [
           ("Delete and create again", ("replace --force -f ./web.yaml",))),
          defaults={"field-manager": "'kubectl-replace'", "wait": "false", "timeout": "0s"},
          docs=_docs(filename=_FILES_FLAG.format("to replace"), output=_PRINT_OUTPUT,
+                    raw="A server path to PUT the file to, using the kubeconfig's transport.",
                     force="Delete the objects and create them again, instead of replacing them in place.",
                     cascade="With --force, what happens to dependents of the deleted objects: background, "
                             "orphan or foreground.",

@@ -36,6 +36,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--cascade", default="background", help="with --force: background|foreground|orphan")
     p.add_argument("--wait", default="true", nargs="?", const="true", help="with --force: wait for deletion")
     p.add_argument("--timeout", default="0", help="with --force: how long to wait for deletion")
+    from kubelite.cli.raw import add_raw_flag
+
+    add_raw_flag(p, "a server path to PUT the file to")
     from kubelite.cli.help import installed
 
     return installed(p, "replace")
@@ -48,7 +51,14 @@ def run(argv: list[str]) -> int:
 def _replace(args) -> int:
     args._verb = "replace"
     if not args.filename and not args.kustomize:
-        raise common.CommandError("error: must specify --filename to replace")
+        raise common.CommandError("error: must specify one of -f and -k")
+    if args.raw:
+        from kubelite.cli import raw
+
+        raw.check_file_flags(args)
+        raw.check_output(args)
+        raw.check_uri(args.raw)
+        return raw.send(args, "PUT", args.filename[0])
     output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     if args.force and dry_run != "none":
