@@ -34,8 +34,7 @@ NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "d
                        "plugin"}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)
 MISSING_FLAGS = {
-    "get": {"--server-print", "--subresource"},
-    "create": {"-l, --selector", "--windows-line-endings"},
+    "get": {"--server-print"},
     "replace": {"--subresource"},
     "edit": {"--output-patch"},
     "apply": {"--subresource"},

@@ -98,3 +98,70 @@ def test_raw_create_reads_standard_input(files, remote):
     created = remote.run("create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", "-", stdin=body)
     assert created.returncode == 0 and json.loads(created.stdout)["metadata"]["name"] == "from-stdin"
     assert remote.run("delete", "--raw", "/api/v1/namespaces/default/configmaps/from-stdin").returncode == 0
+
+
+# -- create -l / --selector and --windows-line-endings -------------------------------------------------
+
+_TWO = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: l1, labels: {a: b}}\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: l2}\n")
+_UNKNOWN = "---\napiVersion: v9\nkind: Nope\nmetadata: {name: l3}\n"
+SELECTING = [
+    "create -f TWO -l a=c",
+    "create -f TWO -l a=b --dry-run=client",
+    "create -f TWO -l a!=b --dry-run=client -o name",
+    "create -f TWO --selector=a --dry-run=server -o name",
+    "create -f TWO -l a,in",
+    "create -f TWO -l a=(",
+    "create -f TWO --selector= --dry-run=client",
+    "create -f TWO -l a=b --windows-line-endings --dry-run=client",
+    "create -f MIXED -l a=b --dry-run=client",
+    "create -f MIXED -l a=c",
+    "create -f TWO -l a=b --raw /x",
+]
+
+
+@pytest.mark.parametrize("case", SELECTING)
+def test_create_selector_matches_kubectl(case, tmp_path, kubectl, remote):
+    (tmp_path / "two.yaml").write_text(_TWO)
+    (tmp_path / "mixed.yaml").write_text(_TWO + _UNKNOWN)
+    words = _words(case, {"TWO": str(tmp_path / "two.yaml"), "MIXED": str(tmp_path / "mixed.yaml")})
+    theirs, ours = kubectl.run(*words), remote.run(*words)
+    assert _shape(ours, "kubelite") == _shape(theirs, "kubectl")
+
+
+# -- get --subresource -----------------------------------------------------------------------------------
+
+SUBRESOURCE = [
+    "get deploy sub --subresource=scale",
+    "get deploy sub --subresource=status",
+    "get deploy sub --subresource=scale -o yaml",
+    "get deploy/sub --subresource=status -o json",
+    "get deploy sub --subresource=scale -o name",
+    "get deploy sub --subresource=scale -o wide",
+    "get deploy --subresource=scale",
+    "get deploy sub --subresource=nope",
+    "get cm --subresource=status -l a=b",
+]
+_AGE = re.compile(r"\b\d+s\b")
+
+
+@pytest.fixture(scope="module")
+def deployed(served):
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "kubelite", "--kubeconfig", str(served.kubeconfig), "create", "deployment",
+                    "sub", "--image=nginx"], check=True, capture_output=True, timeout=60)
+    return served
+
+
+@pytest.mark.parametrize("case", SUBRESOURCE)
+def test_get_subresource_matches_kubectl(case, deployed, kubectl, remote):
+    theirs, ours = kubectl.run(*case.split()), remote.run(*case.split())
+    assert _aged(_shape(ours, "kubelite")) == _aged(_shape(theirs, "kubectl"))
+
+
+def _aged(shape):
+    """Ages in tables may differ by a second between the two runs."""
+    code, out, err = shape
+    return code, _AGE.sub("AGE", out), err

@@ -33,6 +33,9 @@ def build_parser() -> common.Parser:
     from kubelite.cli.raw import add_raw_flag
 
     add_raw_flag(p, "a server path to POST the file to")
+    p.add_argument("-l", "--selector", default="", help="only create the objects whose labels match")
+    # kubectl accepts it on every platform; line endings only matter on Windows, with --edit
+    p.add_argument("--windows-line-endings", action="store_true", help="CRLF line endings in the editor")
     from kubelite.cli.help import install
     from kubelite.cli.help_texts import HELP
 
@@ -70,6 +73,9 @@ def _create(args) -> int:
     sess = common.session(args)
     errors: list = []
     selection = common.build(sess, args, [], verb="create", errors=errors)
+    selection.requests = _selected(selection.requests, args.selector)
+    if not selection.requests and not errors:
+        raise common.CommandError("error: no objects passed to create")
     printer = common.ObjectPrinter(output) if output.kind else None
 
     def create(request: common.Request) -> None:
@@ -91,6 +97,19 @@ def _create(args) -> int:
     return common.report(errors)
 
 
+def _selected(requests: list, selector: str) -> list:
+    """The file objects -l picks (kubectl filters what the files hold by their labels)."""
+    from kubelite.labels import SelectorSyntaxError, parse_requirements
+    from kubelite.server.selectors import parse_label_selector
+
+    try:
+        parse_requirements(selector)
+    except SelectorSyntaxError as err:
+        raise common.CommandError(f'error: the provided selector "{selector}" is not valid: {err}') from None
+    matches = parse_label_selector(selector) if selector else None
+    return [r for r in requests if matches is None or matches(r.obj or {})]
+
+
 def _raw(args) -> int:
     """kubectl create --raw: the one file POSTed as it is."""
     from kubelite.cli import raw
@@ -98,6 +117,8 @@ def _raw(args) -> int:
     if args.edit:
         raise common.CommandError("error: --raw and --edit are mutually exclusive")
     raw.check_file_flags(args)
+    if args.selector:
+        raise common.CommandError("error: --raw and --selector (-l) are mutually exclusive")
     raw.check_output(args)
     raw.check_uri(args.raw)
     return raw.send(args, "POST", args.filename[0])

@@ -54,6 +54,7 @@ def build_parser() -> common.Parser:
     from kubelite.cli.raw import add_raw_flag
 
     add_raw_flag(p, "a server path to GET, printing the response body as it comes")
+    p.add_argument("--subresource", default="", help="get this subresource (status, scale) of the named objects")
     from kubelite.cli.help import installed
 
     return installed(p, "get")
@@ -78,6 +79,8 @@ def _get(args) -> int:
     sess = common.session(args)
     errors: list = []
     selection = common.build(sess, args, args.args, verb="get", errors=errors)
+    if args.subresource and any(r.name is None and r.obj is None for r in selection.requests):
+        raise common.CommandError("error: subresource cannot be used when bulk resources are specified")
     label_columns = [c for value in args.label_columns for c in value.split(",") if c]
     if args.watch or args.watch_only:
         return _watch(sess, args, selection, output, label_columns, errors)
@@ -122,7 +125,8 @@ def _fetch(sess, args, request, accept: str | None, params: dict | None, errors:
         if name is not None:
             if args.selector or args.field_selector:
                 raise common.CommandError("error: name cannot be provided when a selector is specified")
-            return [client.get(request.resource, name, request.namespace, accept=accept, params=params)]
+            return [client.get(request.resource, name, request.namespace, accept=accept, params=params,
+                               subresource=args.subresource or None)]
         if request.obj is not None:
             return []
         return list(client.list_pages(request.resource, request.namespace, chunk_size=args.chunk_size,

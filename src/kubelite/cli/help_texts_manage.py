@@ -86,7 +86,8 @@ RECORDS = [
                     "jsonpath, jsonpath-file, custom-columns, custom-columns-file.",
                     selector="A label selector to pick the objects, such as key1=value1,key2!=value2 or 'env in (a,b)'.",
                     raw="A server path to GET; the response body is printed as it comes, using the kubeconfig's "
-                        "transport.")),
+                        "transport.",
+                    subresource="Show this subresource (status or scale) of the named objects instead.")),
     Help("describe", "Print a readable account of objects: their settings, status and recent events.\n\n"
          " Name an object, a type (every object of it), a name prefix (every object whose name starts with it, "
          "when no object has exactly that name), or a label selector." + _RESOURCES_HINT,
