@@ -9,7 +9,7 @@ from kubelite.manifest._gotpl_nodes import (
 )
 from kubelite.manifest._gotpl_parse import Template
 from kubelite.manifest._gotpl_values import _truth, INVALID, type_name
-from kubelite.manifest.jsonpath import go_quote, go_sprint
+from kubelite.manifest._govalues import go_quote, go_sprint
 
 
 class _Break(Exception):

@@ -7,7 +7,7 @@ import urllib.parse
 
 from kubelite.manifest import _gofmt
 from kubelite.manifest._gotpl_values import _truth, _Uint8, INVALID, type_name
-from kubelite.manifest.jsonpath import go_sprint
+from kubelite.manifest._govalues import go_sprint
 
 
 class _CallError(Exception):

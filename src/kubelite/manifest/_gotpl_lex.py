@@ -4,7 +4,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from kubelite.manifest.jsonpath import go_quote
+from kubelite.manifest._govalues import go_quote
 
 
 (ERROR, BOOL, CHAR, CHARCONST, COMPLEX, ASSIGN, DECLARE, EOF, FIELD, IDENT, LDELIM, LPAREN, NUMBER, PIPE,

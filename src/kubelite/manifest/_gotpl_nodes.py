@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubelite.manifest.jsonpath import go_quote
+from kubelite.manifest._govalues import go_quote
 
 
 @dataclass

@@ -12,7 +12,8 @@ from kubelite.manifest._gotpl_nodes import (
     _Else, _End, Action, Bool, Branch, Chain, Command, Dot, Field, Identifier, Invoke, Jump, ListNode, Nil,
     Number, Pipe, String, Text, Variable,
 )
-from kubelite.manifest.jsonpath import _unquote, go_quote
+from kubelite.manifest._govalues import go_quote
+from kubelite.manifest._jp_parse import _unquote
 
 
 FUNCTIONS = frozenset({"and", "call", "html", "index", "slice", "js", "len", "not", "or", "print", "printf",

@@ -25,7 +25,7 @@ from kubelite.manifest._gotpl_errors import NAME, GoTemplateError, GoTemplateExe
 from kubelite.manifest._gotpl_exec import _Fail, _State
 from kubelite.manifest._gotpl_parse import Template, parse
 from kubelite.manifest._gotpl_values import INVALID, _from_json, _Int64, _Uint8, type_name
-from kubelite.manifest.jsonpath import go_json, go_quote, go_sprint
+from kubelite.manifest._govalues import go_json, go_quote, go_sprint
 
 __all__ = ["GoTemplateError", "GoTemplateExecError", "KubectlTemplateError", "Template", "parse", "execute",
            "render"]
