@@ -36,7 +36,6 @@ NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "d
 MISSING_FLAGS = {
     "get": {"--server-print"},
     "replace": {"--subresource"},
-    "edit": {"--output-patch"},
     "apply": {"--subresource"},
     "apply edit-last-applied": {"--field-manager", "--validate"},
     "kustomize": {"--enable-helm", "--helm-api-versions", "--helm-command", "--helm-debug", "--helm-kube-version",

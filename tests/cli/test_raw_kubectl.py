@@ -165,3 +165,28 @@ def _aged(shape):
     """Ages in tables may differ by a second between the two runs."""
     code, out, err = shape
     return code, _AGE.sub("AGE", out), err
+
+
+# -- edit --output-patch -----------------------------------------------------------------------------------
+
+_EDITS = [  # (what to create, the editor's sed script)
+    (["create", "configmap", "NAME", "--from-literal=a=b"], "s/^  a: b$/  a: c/"),
+    (["create", "deployment", "NAME", "--image=nginx"], "s/image: nginx/image: httpd/"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(_EDITS)))
+def test_edit_output_patch_matches_kubectl(index, served, kubectl, remote, tmp_path):
+    create, script = _EDITS[index]
+    editor = tmp_path / "ed"
+    editor.write_text(f"#!/bin/sh\nsed -i '{script}' \"$1\"\n")
+    editor.chmod(0o755)
+    results = []
+    for tool, cli in (("kubectl", kubectl), ("kubelite", remote)):
+        name = f"patched-{index}-{tool}"
+        assert remote.run(*[name if w == "NAME" else w for w in create]).returncode == 0
+        cli.env["KUBE_EDITOR"] = str(editor)
+        result = cli.run("edit", f"{create[1]}/{name}", "--output-patch")
+        results.append((result.returncode, result.stdout.replace(name, "NAME"), result.stderr))
+    assert results[1] == results[0]
+    assert results[0][1].startswith("Patch: {")  # the edit did happen

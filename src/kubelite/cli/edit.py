@@ -42,6 +42,7 @@ def build_parser() -> common.Parser:
     p.add_argument("--field-manager", default="kubectl-edit", help="name of the manager tracking field ownership")
     p.add_argument("--subresource", default="", help="status: edit a subresource")
     p.add_argument("--windows-line-endings", action="store_true", help="accepted for kubectl compatibility")
+    p.add_argument("--output-patch", action="store_true", help="print the patch sent for each edited object")
     p.add_argument("--validate", nargs="?", const="strict", default="strict", help="strict|warn|ignore")
     from kubelite.cli.help import installed
 
@@ -206,6 +207,10 @@ def _save(sess, args, originals: list, edited: dict) -> list:
             continue
         try:
             patch, patch_type = common.two_way_patch(shown_before, after)
+            if args.output_patch:
+                from kubelite.manifest.jsonfmt import to_compact_json
+
+                sys.stdout.write(f"Patch: {to_compact_json(patch)}\n")
             result = sess.client.patch(request.resource, request.namespace, name, patch, patch_type, params,
                                        subresource=args.subresource or None)
         except ClientError as err:

@@ -153,6 +153,7 @@ RECORDS = [
          defaults={"output": "''"}, hidden=("selector",),
          docs=_docs(filename=_FILES_FLAG.format("to edit"), output="The format to edit in: yaml (the default) "
                     "or json.", subresource="Edit this subresource (such as status) instead of the object.",
+                    output_patch="Print each patch sent to the server, as JSON.",
                     field_manager=_MANAGER, windows_line_endings="Give the edited file CRLF line endings.")),
     Help("patch", "Change fields of an object with a strategic merge patch, a JSON merge patch or a JSON patch.\n\n"
          " Strategic merge patches use the merge keys of the built-in types: list items are merged by name, "
