@@ -27,6 +27,10 @@ class UsageError(CommandError):
     """Bad flags or arguments; printed with kubectl's `See '... -h' for help` hint."""
 
 
+class VerbatimError(CommandError):
+    """A failure kubectl prints exactly as written, without the `error: ` prefix on its first line."""
+
+
 class Failed(Exception):
     """Errors were already reported; exit with `code`."""
 
@@ -51,6 +55,8 @@ def error_message(err: BaseException) -> str:
         return str(err)
     if isinstance(err, ResourceTypeNotFound):
         return f"error: {err}"
+    if isinstance(err, VerbatimError):
+        return str(err)
     text = str(err) if isinstance(err, CommandError) else _plain(err)
     if isinstance(err, CommandError) and (text.startswith("error: ") or text.startswith("Error")):
         return text
@@ -425,7 +431,7 @@ def build(sess, args, positional: list[str], *, verb: str, allow_list: bool = Tr
     if filenames:
         return _from_files(sess, args, filenames, namespace, errors)
     if not positional:
-        raise CommandError(_nothing_given(verb))
+        raise (VerbatimError if verb == "get" else CommandError)(_nothing_given(verb))
     if any("/" in a for a in positional):
         return _from_slash_args(sess, positional, namespace, verb)
     types = [t for t in positional[0].split(",")]
@@ -465,10 +471,10 @@ def _not_a_resource(sess, typed: str) -> bool:
 
 def _nothing_given(verb: str) -> str:
     if verb == "get":
-        return ('You must specify the type of resource to get. Use "kubectl api-resources" for a complete list '
-                'of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain '
-                '<resource>" for a detailed description of that resource (e.g. kubectl explain pods).\n'
-                "See 'kubectl get -h' for help and examples")
+        return ('You must specify the type of resource to get. Use "kubelite api-resources" for a complete list '
+                'of supported resources.\n\nerror: Required resource not specified.\nUse "kubelite explain '
+                '<resource>" for a detailed description of that resource (e.g. kubelite explain pods).\n'
+                "See 'kubelite get -h' for help and examples")
     return ("error: You must provide one or more resources by argument or filename.\n"
             "Example resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n"
             "   '<resource> <name>'\n   '<resource>'")
