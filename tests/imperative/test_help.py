@@ -23,7 +23,7 @@ COMMANDS = [
 NOT_IMPLEMENTED: dict = {}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (known gaps, issue 8)
 MISSING_FLAGS = {
-    "create": {"--raw", "-l, --selector", "--windows-line-endings"},
+    "create": set(),
     "run": {"--cascade", "-f, --filename", "--force", "--grace-period", "-k, --kustomize", "--override-type",
             "--pod-running-timeout", "-q, --quiet", "-R, --recursive", "--timeout", "--wait"},
 }
