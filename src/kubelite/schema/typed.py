@@ -30,6 +30,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from kubelite.schema import goorder
+from kubelite.schema.gojson import json_kind
 
 __all__ = ["TypedError", "roundtrip", "is_typed"]
 
@@ -70,7 +71,7 @@ def roundtrip(obj: dict, api_version: object = None, kind: object = None, *,
     values of the wrong JSON type, with encoding/json's message.
     """
     if not isinstance(obj, dict):
-        raise TypedError(f"json: cannot unmarshal {_json_kind(obj)} into Go value of type map[string]interface {{}}")
+        raise TypedError(f"json: cannot unmarshal {json_kind(obj)} into Go value of type map[string]interface {{}}")
     api_version = obj.get("apiVersion") if api_version is None else api_version
     kind = obj.get("kind") if kind is None else kind
     struct = goorder.struct_name(api_version, kind)
@@ -79,20 +80,6 @@ def roundtrip(obj: dict, api_version: object = None, kind: object = None, *,
         return obj
     codec = _Codec(types, quantity)
     return codec.struct(obj, struct, ())
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
 
 
 def _short(struct: str) -> str:
@@ -274,7 +261,7 @@ class _Codec:
     @staticmethod
     def mismatch(value: object, texpr: str, where: tuple, what: str | None = None) -> TypedError:
         struct, path, gotype = where
-        return TypedError(f"json: cannot unmarshal {what or _json_kind(value)} into Go struct field "
+        return TypedError(f"json: cannot unmarshal {what or json_kind(value)} into Go struct field "
                           f"{_short(struct)}.{'.'.join(path)} of type {gotype or _go_type(texpr)}")
 
 
@@ -330,7 +317,7 @@ def _bad_base64_offset(text: str) -> int:
 def _time(value: object, micro: bool) -> str | None:
     """metav1.Time / MicroTime: an RFC 3339 string in, UTC out (to the second, or microsecond)."""
     if not isinstance(value, str):
-        raise TypedError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type string")
+        raise TypedError(f"json: cannot unmarshal {json_kind(value)} into Go value of type string")
     fields = _GoTimeParser(value, micro).parse()
     year, month, day, hour, minute, second, micros, offset = fields
     try:
