@@ -49,6 +49,7 @@ def build_parser() -> common.Parser:
     p.add_argument("--field-manager", default=None, help="name of the manager tracking field ownership")
     p.add_argument("--server-side", nargs="?", const="true", default="false", help="not available yet")
     p.add_argument("--force-conflicts", action="store_true", help="server-side apply only")
+    p.add_argument("--subresource", default="", help="server-side apply only: apply to this subresource")
     p.add_argument("--prune", action="store_true", help="delete objects no longer in the configuration")
     p.add_argument("--all", action="store_true", help="prune every annotated object of the allowlisted kinds")
     p.add_argument("--prune-allowlist", action="append", default=[], help="group/version/kind to prune")
@@ -100,7 +101,7 @@ def check_flags(args, dry_run: str) -> None:
     if args.applyset and not args.prune:
         fail("--applyset requires --prune")
     if not args.prune:
-        return
+        return _check_subresource(args)
     if args.force:
         fail("--force cannot be used with --prune")
     if args.applyset:
@@ -113,6 +114,13 @@ def check_flags(args, dry_run: str) -> None:
     elif not args.all and not args.selector:
         fail("all resources selected for prune without explicitly passing --all. To prune all resources, pass the "
              "--all flag. If you did not mean to prune all resources, specify a label selector")
+    _check_subresource(args)
+
+
+def _check_subresource(args) -> None:
+    # kubectl sends a subresource only with server-side apply, which kubelite refuses earlier
+    if args.subresource:
+        raise common.CommandError("error: --subresource can only be specified for --server-side")
 
 
 def apply_options(args, sess, dry_run: str):
@@ -131,6 +139,8 @@ def _apply(args) -> int:
 
     args._verb = "apply"
     dry_run = common.dry_run_mode(args)
+    if not args.filename and not args.kustomize:  # kubectl checks this before the flag combinations
+        raise common.CommandError("error: must specify one of -f and -k")
     check_flags(args, dry_run)
     output = common.output_of(args, APPLY_FORMATS)
     wait = parse_bool(args.wait, "--wait")

@@ -108,6 +108,7 @@ RECORDS = [
          defaults={"field-manager": "'kubectl-replace'", "wait": "false", "timeout": "0s"},
          docs=_docs(filename=_FILES_FLAG.format("to replace"), output=_PRINT_OUTPUT,
                     raw="A server path to PUT the file to, using the kubeconfig's transport.",
+                    subresource="Replace this subresource (status or scale) of each object instead of the object.",
                     force="Delete the objects and create them again, instead of replacing them in place.",
                     cascade="With --force, what happens to dependents of the deleted objects: background, "
                             "orphan or foreground.",
@@ -248,6 +249,7 @@ RECORDS = [
                     grace_period="Seconds pruned or force-replaced objects get to stop; negative uses their own.",
                     overwrite="Overwrite fields changed by others since the last apply.",
                     selector="A label selector; with --prune, only matching objects are considered.",
+                    subresource="With --server-side, apply to this subresource (such as status) of each object.",
                     timeout="How long to wait for deletions with --force or --wait (0 picks a default).",
                     wait="Wait for pruned objects to be gone before returning.")),
     Help("apply view-last-applied", "Print the last-applied-configuration annotation of objects.\n\n"

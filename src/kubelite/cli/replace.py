@@ -36,6 +36,7 @@ def build_parser() -> common.Parser:
     p.add_argument("--cascade", default="background", help="with --force: background|foreground|orphan")
     p.add_argument("--wait", default="true", nargs="?", const="true", help="with --force: wait for deletion")
     p.add_argument("--timeout", default="0", help="with --force: how long to wait for deletion")
+    p.add_argument("--subresource", default="", help="status or scale: replace a subresource")
     from kubelite.cli.raw import add_raw_flag
 
     add_raw_flag(p, "a server path to PUT the file to")
@@ -86,7 +87,8 @@ def _replace(args) -> int:
             show(obj)
             return
         try:
-            replaced = sess.client.replace(request.resource, request.namespace, request.name, obj, params)
+            replaced = sess.client.replace(request.resource, request.namespace, request.name, obj, params,
+                                           subresource=args.subresource or None)
         except Exception as err:
             raise _sourced(err, "replacing", request.source) from None
         show(replaced)

