@@ -193,8 +193,8 @@ class APIServer:
                     break
         except Compacted:
             if opts.continue_token:
-                fresh = continuetoken.encode(self.store.current_revision(), start_after[len(prefix):]
-                                             if start_after else "")
+                # Revision -1 marks an inconsistent continuation: it reads the current state.
+                fresh = continuetoken.encode(-1, start_after[len(prefix):] if start_after else "")
                 raise errors.expired(
                     "The provided continue parameter is too old to display a consistent list result. "
                     "You can start a new list without the continue parameter, or use the continue "
