@@ -3,7 +3,7 @@ apply edit-last-applied --field-manager/--validate) print the same bytes and exi
 /usr/bin/kubectl against the same `kubelite serve`.
 
 kubectl works in namespace `k`, kubelite in namespace `l`, both holding the same objects, so each
-command meets the same state; the namespace names (and object ages) are the only things normalised.
+command meets the same state; the namespace names, the tool's name in usage hints (and object ages) are the only things normalised.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ status:
   observedGeneration: 3
 """
 SCALE = "apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: d2\nspec:\n  replicas: 4\n"
-CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata: {a: b}\n"
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\n  labels: {app: x}\ndata: {a: b}\n"
 
 # Run in order; each one sees the state the previous ones left (identically on both sides).
 COMMANDS = [
@@ -60,11 +60,27 @@ COMMANDS = [
     "apply --subresource=status",
     "apply --subresource=status --force-conflicts -f {status}",
     "apply --subresource=status --prune -f {status}",
+    # get --server-print=false: NAME and AGE from the objects themselves
+    "get configmaps --server-print=false", "get configmap cm1 --server-print=false",
+    "get deployments,configmaps --server-print=false", "get configmaps --server-print=false -o wide",
+    "get configmaps --server-print=false --show-labels", "get configmaps --server-print=false -L app --no-headers",
+    "get configmaps --server-print=false --show-kind", "get configmaps --server-print=false --sort-by=.metadata.name",
+    "get configmaps --server-print=false -o name", "get configmaps --server-print=foo", "get configmaps --server-print",
+    "get configmaps --server-print=true", "get configmap nope --server-print=false", "get pods --server-print=false",
+    "get configmap cm1 nope --server-print=false", "get deployment/d2 configmap/cm1 --server-print=false",
+    "get configmaps -l app=x --server-print=false", "get configmaps --server-print=0 --chunk-size=1",
+    "get deployment d2 --subresource=scale --server-print=false",
 ]
 
 
+def _aged(result: tuple) -> tuple:
+    return tuple(re.sub(r" +", " ", re.sub(r"\b\d+s\b", "AGE", part)) if isinstance(part, str) else part
+                 for part in result)
+
+
 def _normal(text: str, namespace: str) -> str:
-    return text.replace(f'"{namespace}"', "NS").replace(f"namespace: {namespace}\n", "namespace: NS\n")
+    text = text.replace(f'"{namespace}"', "NS").replace(f"namespace: {namespace}\n", "namespace: NS\n")
+    return text.replace(f" in {namespace} namespace.", " in NS namespace.").replace("'kubectl ", "'kubelite ")
 
 
 @pytest.fixture
@@ -97,6 +113,8 @@ def _mismatches(kubectl, kubelite, files, commands) -> list:
         want, got = kubectl.run("-n", "k", *argv), kubelite.run("-n", "l", *argv)
         expected = (want.returncode, _normal(want.stdout, "k"), _normal(want.stderr, "k"))
         actual = (got.returncode, _normal(got.stdout, "l"), _normal(got.stderr, "l"))
+        if expected != actual and _aged(expected) == _aged(actual):
+            continue  # an AGE ticked over between the two runs
         if expected != actual:
             found.append((command, expected, actual))
     return found

@@ -50,6 +50,8 @@ def build_parser() -> common.Parser:
     p.add_argument("--chunk-size", type=int, default=500, help="list in chunks of this size (0: all at once)")
     p.add_argument("--show-kind", action="store_true", help="prefix names with their kind")
     p.add_argument("--no-headers", action="store_true", help="omit table headers")
+    p.add_argument("--server-print", nargs="?", const="true", default="true",
+                   help="false: print NAME/AGE from the objects instead of the server's table")
     p.add_argument("--validate", default="true", help=argparse_hidden())
     from kubelite.cli.raw import add_raw_flag
 
@@ -138,16 +140,33 @@ def _fetch(sess, args, request, accept: str | None, params: dict | None, errors:
         return []
 
 
+def _server_print(value: str) -> bool:
+    text = str(value).lower()
+    if text in ("true", "t", "1"):
+        return True
+    if text in ("false", "f", "0"):
+        return False
+    raise common.UsageError(f'Error: invalid argument "{value}" for "--server-print" flag: strconv.ParseBool: '
+                            f'parsing "{value}": invalid syntax\nSee \'kubelite get --help\' for usage.')
+
+
 def _print_tables(sess, args, selection, output, label_columns, errors) -> bool:
     from kubelite.client.dynamic import TABLE_ACCEPT
     from kubelite.manifest import name as names
     from kubelite.manifest.table import render_groups
 
+    server_print = _server_print(args.server_print)
     params = {"includeObject": "Object"} if args.sort_by else None
     show_kind = args.show_kind or selection.multiple_types
     groups: list = []  # consecutive requests of the same resource share one table
     for request in selection.requests:
-        tables = _fetch(sess, args, request, TABLE_ACCEPT, params, errors)
+        if server_print:
+            tables = _fetch(sess, args, request, TABLE_ACCEPT, params, errors)
+        else:
+            from kubelite.cli.client_table import as_table
+
+            listed = request.name is None
+            tables = [as_table(obj, listed) for obj in _fetch(sess, args, request, None, None, errors)]
         key = (request.resource.group, request.resource.resource)
         kind = names.group_kind(request.resource.api_version, request.resource.kind) if show_kind else None
         if groups and groups[-1][0] == key:

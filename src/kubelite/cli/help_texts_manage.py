@@ -87,7 +87,9 @@ RECORDS = [
                     selector="A label selector to pick the objects, such as key1=value1,key2!=value2 or 'env in (a,b)'.",
                     raw="A server path to GET; the response body is printed as it comes, using the kubeconfig's "
                         "transport.",
-                    subresource="Show this subresource (status or scale) of the named objects instead.")),
+                    subresource="Show this subresource (status or scale) of the named objects instead.",
+                    server_print="Ask the server for its table of columns; false prints only NAME and AGE, "
+                                 "computed here from the objects.")),
     Help("describe", "Print a readable account of objects: their settings, status and recent events.\n\n"
          " Name an object, a type (every object of it), a name prefix (every object whose name starts with it, "
          "when no object has exactly that name), or a label selector." + _RESOURCES_HINT,
