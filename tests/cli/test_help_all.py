@@ -34,7 +34,6 @@ NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "d
                        "plugin"}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)
 MISSING_FLAGS = {
-    "apply edit-last-applied": {"--field-manager", "--validate"},
     "kustomize": {"--enable-helm", "--helm-api-versions", "--helm-command", "--helm-debug", "--helm-kube-version",
                   "-o, --output"},
 }

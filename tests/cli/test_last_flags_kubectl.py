@@ -123,3 +123,46 @@ def _mismatches(kubectl, kubelite, files, commands) -> list:
 def test_subresource_flags_match_kubectl(two_namespaces):
     found = _mismatches(*two_namespaces, COMMANDS)
     assert not found, "\n\n".join(f"{c}\nkubectl:  {e!r}\nkubelite: {a!r}" for c, e, a in found)
+
+
+# apply edit-last-applied: (flags, what the editor does); the PATCH kubectl sends (-v=6) carries
+# fieldManager and fieldValidation, which kubelite must send alike
+EDITS = [
+    ([], "change"), (["--field-manager=fm1", "--validate=warn"], "change"), (["--validate=false"], "change"),
+    (["--validate"], "change"), (["--validate=ignore", "-o", "json"], "change"), (["--field-manager="], "change"),
+    (["--validate=bogus"], "change"), (["-f", "{configmap}", "configmap/cm1"], "change"), (["--validate=strict", "--field-manager=fm2"], "keep"),
+    (["-f", "{configmap}", "--field-manager=fm3"], "change"), (["--field-manager=fm4", "-o", "yaml"], "change"),
+]
+_EDITOR = "#!/bin/sh\n{}\n"
+_PATCH_LINE = re.compile(r"PATCH https://[^/]+(\S+)")
+
+
+def _requests(stderr: str) -> list[str]:
+    return [m.group(1) for m in map(_PATCH_LINE.search, stderr.splitlines()) if m]
+
+
+def test_edit_last_applied_manager_and_validation_match_kubectl(two_namespaces, tmp_path):
+    kubectl, kubelite, files = two_namespaces
+    editor = tmp_path / "editor.sh"
+    found = []
+    for flags, action in EDITS:
+        script = "sed -i 's/\"a\": \"b\"/\"a\": \"c\"/; s/a: b/a: c/' \"$1\"" if action == "change" else "true"
+        editor.write_text(_EDITOR.format(script))
+        editor.chmod(0o755)
+        runs = []
+        for cli, ns in ((kubectl, "k"), (kubelite, "l")):
+            # the same starting annotation on both sides before each edit
+            reset = cli.run("-n", ns, "apply", "set-last-applied", "--create-annotation", "-f", str(files["configmap"]))
+            assert reset.returncode == 0, reset.stderr
+            cli.env["KUBE_EDITOR"] = str(editor)
+            argv = [part.format(**{k: str(v) for k, v in files.items()}) for part in flags]
+            target = [] if "-f" in argv else ["configmap/cm1"]
+            r = cli.run("-n", ns, "apply", "edit-last-applied", *target, "-v=6", *argv)
+            errors = [line for line in r.stderr.splitlines() if line.startswith(("error", "Edit"))]
+            requests = [_normal(path, ns).replace(f"/namespaces/{ns}/", "/namespaces/NS/") for path in
+                        _requests(r.stderr)]
+            view = cli.run("-n", ns, "apply", "view-last-applied", "configmap/cm1", "-o", "json")
+            runs.append((r.returncode, _normal(r.stdout, ns), errors, requests, _normal(view.stdout, ns)))
+        if runs[0] != runs[1]:
+            found.append((flags, action, *runs))
+    assert not found, "\n\n".join(f"{f} {a}\nkubectl:  {k!r}\nkubelite: {lt!r}" for f, a, k, lt in found)

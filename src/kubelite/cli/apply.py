@@ -287,6 +287,13 @@ def last_applied_parser(name: str) -> common.Parser:
     p.add_argument("--create-annotation", action="store_true", help="set-last-applied: create a missing annotation")
     common.add_dry_run_flag(p)
     p.add_argument("--windows-line-endings", action="store_true", help="accepted for kubectl compatibility")
+    if name == "edit-last-applied":
+        from kubelite.apply.engine import FIELD_MANAGER
+
+        # an empty --field-manager= sends no fieldManager at all, as kubectl does
+        p.add_argument("--field-manager", default=FIELD_MANAGER, help="name of the manager tracking field ownership")
+        p.add_argument("--validate", nargs="?", const="strict", default="strict",
+                       help="strict|warn|ignore (true=strict, false=ignore): how the server checks fields")
     from kubelite.cli.help import installed
 
     return installed(p, f"apply {name}")
@@ -382,6 +389,7 @@ def _set_last_applied(args) -> int:
 def _edit_last_applied(args) -> int:
     """Open the annotation (as YAML or JSON) in $KUBE_EDITOR / $EDITOR and store what is saved."""
     from kubelite.apply import lastapplied
+    from kubelite.client.dynamic import WriteParams
     from kubelite.manifest import ManifestError, read_text
     from kubelite.patch.strategic import to_json
 
@@ -389,6 +397,9 @@ def _edit_last_applied(args) -> int:
     if output not in ("yaml", "json"):
         raise common.CommandError(f"error: Unexpected -o output mode: {output}, the flag 'output' must be one of "
                                   "yaml|json")
+    if args.args and (args.filename or args.kustomize):
+        raise common.CommandError("error: resource/name arguments cannot be provided when a path is specified")
+    params = WriteParams(field_manager=args.field_manager, field_validation=common.field_validation(args))
     sess = common.session(args)
     for item, live, _source in _targets(args, sess, "edit-last-applied"):
         annotation = lastapplied.original_configuration(live)
@@ -409,8 +420,10 @@ def _edit_last_applied(args) -> int:
         text = lastapplied.set_last_applied_text(edited[0].obj)
         metadata = live.get("metadata") or {}
         final = sess.client.patch(resource, metadata.get("namespace") or None, metadata.get("name"),
-                                  to_json(lastapplied.annotation_patch(text)), "merge")
-        _write(common.success_line(final, "edited", "none"))
+                                  to_json(lastapplied.annotation_patch(text)), "merge", params)
+        # with -o kubectl prints the edited configuration, not the object
+        _write(common.render(common.output_of(args, APPLY_FORMATS), edited[0].obj) if args.output else
+               common.success_line(final, "edited", "none"))
     return 0
 
 

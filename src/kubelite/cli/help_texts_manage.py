@@ -278,7 +278,8 @@ RECORDS = [
          (("Edit as YAML", ("apply edit-last-applied deployment/web",)),
           ("Edit as JSON", ("apply edit-last-applied deployment/web -o json",))),
          hidden=("all", "selector", "create-annotation", "dry-run"),
-         docs=_docs(filename=_FILES_FLAG.format("whose annotation to edit"),
+         defaults={"field-manager": "'kubectl-client-side-apply'"},
+         docs=_docs(filename=_FILES_FLAG.format("whose annotation to edit"), field_manager=_MANAGER,
                     output="The format to edit in: yaml (the default) or json.",
                     windows_line_endings="Give the edited file CRLF line endings.")),
     Help("diff", "Show how objects on the server would change if the given files were applied.\n\n"
