@@ -70,6 +70,10 @@ COMMANDS = [
     "get configmap cm1 nope --server-print=false", "get deployment/d2 configmap/cm1 --server-print=false",
     "get configmaps -l app=x --server-print=false", "get configmaps --server-print=0 --chunk-size=1",
     "get deployment d2 --subresource=scale --server-print=false",
+    "get configmaps --server-print=false -w --request-timeout=1",
+    "get configmap cm1 --server-print=false -w --request-timeout=1",
+    "get configmaps --server-print=false -w --request-timeout=1 --sort-by=.metadata.name",
+    "get configmaps --server-print=false --watch-only --request-timeout=1",
 ]
 
 

@@ -13,7 +13,7 @@ def as_table(response: dict, listed: bool) -> dict:
     items = response.get("items") if listed else None
     objects = [item for item in items if isinstance(item, dict)] if isinstance(items, list) else [response]
     now = datetime.datetime.now(datetime.timezone.utc)
-    return {"columnDefinitions": _COLUMNS, "rows": [_row(obj, now) for obj in objects]}
+    return {"kind": "Table", "columnDefinitions": _COLUMNS, "rows": [_row(obj, now) for obj in objects]}
 
 
 def _row(obj: dict, now: datetime.datetime) -> dict:

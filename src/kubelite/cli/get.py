@@ -234,11 +234,12 @@ def _watch(sess, args, selection, output, label_columns, errors) -> int:
         sys.stderr.write("warning: --watch-only requested, --sort-by will be ignored\n" if args.watch_only else
                          "warning: --watch requested, --sort-by will be ignored for watch events received\n")
     printer = _WatchPrinter(args, output, label_columns, requests[0].resource)
+    tables = printer.human and _server_print(args.server_print)
     # One named object: the watch starts at "now" and opens with a synthetic ADDED event for it,
     # which is not printed (the object was just printed). Collections watch from the list's
     # resourceVersion, which sends no such event.
     single = len(requests) == 1 and selection.single_item
-    current, rv = _current_state(sess, args, requests, printer.human, single)
+    current, rv = _current_state(sess, args, requests, printer.human, single, tables)
     printer.printing = not args.watch_only
     for obj in current:
         printer.initial(obj)
@@ -251,7 +252,7 @@ def _watch(sess, args, selection, output, label_columns, errors) -> int:
     request = requests[0]
     for event in sess.client.watch(request.resource, request.namespace, name=request.name, resource_version=rv,
                                    label_selector=args.selector, field_selector=args.field_selector,
-                                   accept=_accept(printer.human)):
+                                   accept=_accept(tables)):
         printer.event(event)
         printer.printing = True
     return common.report(errors)
@@ -264,24 +265,27 @@ def _accept(human: bool) -> str | None:
     return TABLE_ACCEPT if human else None
 
 
-def _current_state(sess, args, requests, human: bool, single: bool) -> tuple[list[dict], str]:
-    """The objects (or Tables) to print first, and the resourceVersion to watch from."""
+def _current_state(sess, args, requests, human: bool, single: bool, tables: bool) -> tuple[list[dict], str]:
+    """The objects (or Tables) to print first, and the resourceVersion to watch from; `tables`
+    False (--server-print=false) builds the human printer's Tables here from plain objects."""
+    from kubelite.cli.client_table import as_table
+
     client = sess.client
-    accept = _accept(human)
-    params = {"includeObject": "Object"} if human and args.sort_by else None
+    accept = _accept(tables)
+    params = {"includeObject": "Object"} if tables and args.sort_by else None
     shown: list[dict] = []
     versions = set()
     for request in requests:
         if request.name is not None:
             found = client.get(request.resource, request.name, request.namespace, accept=accept, params=params)
-            shown.append(found)
+            shown.append(found if tables or not human else as_table(found, listed=False))
             versions.add((found.get("metadata") or {}).get("resourceVersion") or "")
             continue
         for page in client.list_pages(request.resource, request.namespace, chunk_size=args.chunk_size,
                                       accept=accept, params=params, **_query(args)):
             versions.add((page.get("metadata") or {}).get("resourceVersion") or "")
             if human:
-                shown.append(page)
+                shown.append(page if tables else as_table(page, listed=True))
             else:
                 shown.extend(common.with_type(item, request.resource) for item in page.get("items") or ())
     if human and args.sort_by:
@@ -307,6 +311,7 @@ class _WatchPrinter:
         self.output = output
         self.with_events = args.output_watch_events
         self.resource = resource
+        self.server_print = _server_print(args.server_print)
         self.printing = True
         self.count = 0
         self.tables = TableStream(wide=output.kind == "wide", no_headers=args.no_headers,
@@ -321,6 +326,10 @@ class _WatchPrinter:
         kind = str(event.get("type") or "")
         if kind != "ERROR" and not self.human:
             obj = common.with_type(obj, self.resource)
+        elif kind != "ERROR" and not self.server_print:
+            from kubelite.cli.client_table import as_table
+
+            obj = as_table(obj, listed=False)
         self._print(obj, kind)
 
     def _print(self, obj: dict, event: str) -> None:
