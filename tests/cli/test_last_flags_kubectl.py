@@ -3,7 +3,8 @@ apply edit-last-applied --field-manager/--validate) print the same bytes and exi
 /usr/bin/kubectl against the same `kubelite serve`.
 
 kubectl works in namespace `k`, kubelite in namespace `l`, both holding the same objects, so each
-command meets the same state; the namespace names, the tool's name in usage hints (and object ages) are the only things normalised.
+command meets the same state; the namespace names, the tool's name in usage hints (and object ages)
+are the only things normalised.
 """
 from __future__ import annotations
 
@@ -156,7 +157,8 @@ def test_edit_last_applied_manager_and_validation_match_kubectl(two_namespaces, 
         runs = []
         for cli, ns in ((kubectl, "k"), (kubelite, "l")):
             # the same starting annotation on both sides before each edit
-            reset = cli.run("-n", ns, "apply", "set-last-applied", "--create-annotation", "-f", str(files["configmap"]))
+            reset = cli.run("-n", ns, "apply", "set-last-applied", "--create-annotation", "-f",
+                            str(files["configmap"]))
             assert reset.returncode == 0, reset.stderr
             cli.env["KUBE_EDITOR"] = str(editor)
             argv = [part.format(**{k: str(v) for k, v in files.items()}) for part in flags]
