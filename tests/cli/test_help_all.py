@@ -16,6 +16,8 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
+from help_structure import FLAG as _FLAG, structure  # noqa: E402
+
 KUBECTL = "/usr/bin/kubectl"
 needs_kubectl = pytest.mark.skipif(not os.path.exists(KUBECTL), reason="kubectl not installed")
 
@@ -40,40 +42,7 @@ MISSING_FLAGS = {
 # kubelite flags kubectl 1.32 does not have (each must be absent from kubectl's help)
 EXTRA_FLAGS = {"diff": {"--show-secret"}}
 
-_FLAG = re.compile(r"^    ((?:-\S, )?--[a-z0-9-]+)=(.*):$")
 _SEP = "=====8<====="
-
-
-def structure(text: str, tool: str) -> dict:
-    lines = text.splitlines()
-    headers = [line for line in lines if re.fullmatch(r"[A-Z][A-Za-z ()]+:", line)]
-    sections: dict = {}
-    current = None
-    for line in lines:
-        if line in headers:
-            current = line
-            sections[current] = []
-        elif current:
-            sections[current].append(line)
-    flags = {}
-    for line in sections.get("Options:", []):
-        m = _FLAG.match(line)
-        if m:
-            flags[m.group(1)] = m.group(2)
-    usage = [line.strip() for line in sections.get("Usage:", []) if line.strip() and not line.startswith("Use ")]
-    return {
-        "headers": headers,
-        "sections": sections,
-        "aliases": sections.get("Aliases:", [""])[0],
-        "commands": sorted(line.split()[0] for line in sections.get("Available Commands:", []) if line.strip()),
-        "flags": flags,
-        "usage": [u.replace(tool + " ", "", 1) if u != tool else "" for u in usage],
-        "footer": [line.replace(tool, "TOOL") for line in lines if line.startswith("Use ")],
-        "examples_ok": all(line == "" or line.startswith("  # ") or line.startswith(f"  {tool} ") or line == "  "
-                           for line in sections.get("Examples:", [])),
-        "options_ok": all(line == "" or _FLAG.match(line) or line.startswith("\t")
-                          for line in sections.get("Options:", [])),
-    }
 
 
 def kubelite(argv: list[str]) -> tuple[int, str, str]:

@@ -3,11 +3,11 @@
 The wording is kubelite's own; what must match is the layout: the section headers in order, the
 aliases, the subcommand names, and every flag with its short form and its default as pflag prints it.
 """
-import re
 import subprocess
 
 import pytest
 
+from help_structure import structure
 from imperative_support import KUBECTL, kubelite, needs_kubectl
 
 COMMANDS = [
@@ -27,37 +27,6 @@ MISSING_FLAGS = {
     "run": {"--cascade", "-f, --filename", "--force", "--grace-period", "-k, --kustomize", "--override-type",
             "--pod-running-timeout", "-q, --quiet", "-R, --recursive", "--timeout", "--wait"},
 }
-_FLAG = re.compile(r"^    ((?:-\S, )?--[a-z0-9-]+)=(.*):$")
-
-
-def structure(text: str, tool: str) -> dict:
-    lines = text.splitlines()
-    headers = [line for line in lines if re.fullmatch(r"[A-Z][A-Za-z ]+:", line)]
-    sections: dict = {}
-    current = None
-    for line in lines:
-        if line in headers:
-            current = line
-            sections[current] = []
-        elif current:
-            sections[current].append(line)
-    flags = {}
-    for line in sections.get("Options:", []):
-        m = _FLAG.match(line)
-        if m:
-            flags[m.group(1)] = m.group(2)
-    usage = [line.strip() for line in sections.get("Usage:", []) if line.strip()]
-    return {
-        "headers": headers,
-        "aliases": sections.get("Aliases:", [""])[0],
-        "commands": sorted(line.split()[0] for line in sections.get("Available Commands:", []) if line.strip()),
-        "flags": flags,
-        "usage": [u.replace(tool + " ", "", 1) for u in usage],
-        "footer": [line.replace(tool, "TOOL") for line in lines if line.startswith("Use ")],
-        "examples_ok": all(l == "" or l.startswith("  # ") or l.startswith(f"  {tool} ") or l == "  "
-                           for l in sections.get("Examples:", [])),
-        "options_ok": all(l == "" or _FLAG.match(l) or l.startswith("\t") for l in sections.get("Options:", [])),
-    }
 
 
 def _kubectl_help(command: str) -> str:
