@@ -14,10 +14,9 @@ import pathlib
 import shutil
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from loopback import LoopbackServer, QuietHandler, reply
 
 from kubelite.server import discovery
 from kubelite.server.discovery import Discovery
@@ -39,7 +38,7 @@ CONFIGMAPS = {"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourc
                                       "creationTimestamp": "2024-01-01T00:00:00Z"}}]}
 
 
-class OldServer:
+class OldServer(LoopbackServer):
     """An API server that knows only legacy discovery (`mode="legacy"`) or only aggregated
     discovery v2beta1 (`mode="v2beta1"`), plus two read-only objects."""
 
@@ -49,10 +48,7 @@ class OldServer:
         requests = self.requests
         objects = {"/api/v1/namespaces/default": NAMESPACE, "/api/v1/namespaces/default/configmaps": CONFIGMAPS}
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self):
                 requests.append(self.path.split("?", 1)[0])
                 path = self.path.split("?", 1)[0].rstrip("/")
@@ -75,28 +71,13 @@ class OldServer:
                     _, _, group, version = path.split("/")
                     body = docs.resources(group, version)
                 if body is None:
-                    self.send_response(404)
-                    body = (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
+                    reply(self, 404, (b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
                             b'"message":"the server could not find the requested resource","reason":"NotFound",'
-                            b'"details":{},"code":404}')
+                            b'"details":{},"code":404}'), ctype)
                 else:
-                    self.send_response(200)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                    reply(self, 200, body, ctype)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 def _env(home: pathlib.Path) -> dict:

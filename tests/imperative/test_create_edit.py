@@ -1,15 +1,13 @@
 """`create --edit -f FILE|URL` with a scripted editor: kubectl and kubelite against one `kubelite serve`
 give the same output and create the same objects (seed 004: creating and editing an object from a
 URL without saving the configuration)."""
-import functools
-import http.server
 import json
 import re
-import threading
 
 import pytest
 
 from imperative_support import kubelite, needs_kubectl, run_kubectl
+from loopback import serving_directory
 
 pytestmark = [pytest.mark.kubectl, needs_kubectl]
 
@@ -19,18 +17,8 @@ _COPY = re.compile(r'"[^"]*edit-[^"]*"')
 
 @pytest.fixture
 def url_root(tmp_path):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):  # the CLI's stderr is what the test compares
-            pass
-
-    handler = functools.partial(Quiet, directory=str(tmp_path))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
+    with serving_directory(tmp_path) as server:
+        yield server.url
 
 
 def _both(served_env, tmp_path, monkeypatch, editor: str, source_for, extra=()):

@@ -3,18 +3,17 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import http.server
 import io
 import os
 import pathlib
 import shutil
 import socket
 import subprocess
-import threading
 
 import pytest
 
 from kubelite.manifest import Manifest, ManifestError, NoObjectsError, read_sources, read_text
+from loopback import serving_directory
 
 KUBECTL = "/usr/bin/kubectl"
 STOP = "if you choose to ignore these errors, turn validation off with --validate=false"
@@ -156,23 +155,10 @@ def test_numbers_follow_the_json_round_trip():
 
 # -- URLs --------------------------------------------------------------------------
 
-class _Files(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep test output quiet
-        pass
-
-
 @contextlib.contextmanager
 def serve(directory: pathlib.Path):
-    handler = lambda *a, **kw: _Files(*a, directory=str(directory), **kw)  # noqa: E731
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving_directory(directory) as server:
+        yield server.url
 
 
 def test_url_is_fetched(tmp_path):

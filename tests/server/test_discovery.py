@@ -7,10 +7,9 @@ import os
 import pathlib
 import shutil
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from loopback import LoopbackServer, QuietHandler, reply
 import yaml
 
 from kubelite.server import discovery
@@ -221,7 +220,7 @@ def test_encode_escapes_like_go():
 # -- kubectl reads the documents ----------------------------------------------------------------
 
 
-class _DiscoveryServer:
+class _DiscoveryServer(LoopbackServer):
     """Just enough HTTP to let kubectl discover the registry's resources."""
 
     def __init__(self, registry: Registry, openapi=None, *, aggregated: bool = True):
@@ -233,10 +232,7 @@ class _DiscoveryServer:
         self.patches: list[tuple[str, str, bytes]] = []
         objects, patches = self.objects, self.patches
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep test output quiet
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self):
                 requests.append(self.path)
                 path = self.path.split("?", 1)[0].rstrip("/")
@@ -269,46 +265,24 @@ class _DiscoveryServer:
                     elif len(parts) == 1:
                         body = docs.group(parts[0])
                 if body is None:
-                    self.send_response(404)
-                    body = b'{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}'
+                    reply(self, 404, b'{"kind":"Status","apiVersion":"v1","status":"Failure",'
+                                     b'"reason":"NotFound","code":404}', ctype)
                 else:
-                    self.send_response(200)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                    reply(self, 200, body, ctype)
 
             def do_PATCH(self):
                 path = self.path.split("?", 1)[0]
                 length = int(self.headers.get("Content-Length") or 0)
                 patches.append((path, self.headers.get("Content-Type"), self.rfile.read(length)))
                 body = json.dumps(objects.get(path, {})).encode()
-                self.send_response(200 if path in objects else 404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                reply(self, 200 if path in objects else 404, body)
 
             def do_POST(self):
                 requests.append("POST " + self.path)
                 body = b'{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"MethodNotAllowed","code":405}'
-                self.send_response(405)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                reply(self, 405, body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 def _kubectl(url: str, tmp_path, *args: str) -> str:
