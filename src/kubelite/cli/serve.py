@@ -21,6 +21,7 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=6443, help="0 picks a free port")
     parser.add_argument("--write-kubeconfig", metavar="FILE", default=None,
                         help="write a kubeconfig for this server (CA and token embedded)")
+    parser.add_argument("--nodes", type=int, default=1, help="how many simulated nodes run pods (default 1)")
     parser.add_argument("--storage", default=None,
                         help="storage URL (default: sqlite database in the data dir; memory:// for tests)")
     from kubelite.cli.help import installed
@@ -29,7 +30,7 @@ def run(argv: list[str]) -> int:
 
     data_dir = pathlib.Path(args.data_dir).expanduser() if args.data_dir else default_home()
     try:
-        server = build_server(data_dir, args.storage)
+        server = build_server(data_dir, args.storage, args.nodes)
     except Exception as err:  # a clear one-line error, never a traceback
         print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
         return 1
@@ -48,6 +49,9 @@ def run(argv: list[str]) -> int:
 
         write_kubeconfig(args.write_kubeconfig, url, server.tls.ca_pem(), server.token)
 
+    server.cluster.advertise(args.address, port)
+    server.cluster.start()
+
     def started():
         print(f"kubelite API server listening on {url} (data in {data_dir})", file=sys.stderr, flush=True)
 
@@ -64,27 +68,24 @@ def run(argv: list[str]) -> int:
 
 
 class LocalServer:
-    """Everything a served data directory holds: store, core, app, TLS files and token."""
+    """Everything a served data directory holds: the cluster, its TLS files and token."""
 
-    def __init__(self, data_dir: pathlib.Path, storage: str | None = None):
-        from kubelite.server.app import create_app
+    def __init__(self, data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1):
         from kubelite.server.auth import ensure_token
-        from kubelite.server.core import APIServer
-        from kubelite.server.resources import Registry
-        from kubelite.server.storage import open_store
+        from kubelite.server.cluster import Cluster
         from kubelite.server.tls import ensure_tls
 
         data_dir.mkdir(parents=True, exist_ok=True)
         self.tls = ensure_tls(data_dir / "pki")
         self.token = ensure_token(data_dir)
-        self.store = open_store(storage or str(data_dir / "state.db"))
-        self.api = APIServer(self.store, Registry())
-        self.api.bootstrap()
-        self.app = create_app(self.api, token=self.token)
+        self.cluster = Cluster(storage or str(data_dir / "state.db"), token=self.token, nodes=nodes)
+        self.store = self.cluster.store
+        self.api = self.cluster.api
+        self.app = self.cluster.app
 
     def close(self) -> None:
-        self.store.close()
+        self.cluster.close()
 
 
-def build_server(data_dir: pathlib.Path, storage: str | None = None) -> LocalServer:
-    return LocalServer(data_dir, storage)
+def build_server(data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1) -> LocalServer:
+    return LocalServer(data_dir, storage, nodes)

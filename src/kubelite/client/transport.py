@@ -292,27 +292,28 @@ def ssl_context(conn: Connection):
 
 
 def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Path | None = None) -> Transport:
-    """The embedded local cluster, served in this process from the SQLite store in the home."""
-    from kubelite.server.app import create_app
-    from kubelite.server.core import APIServer
-    from kubelite.server.inprocess import InProcessTransport
-    from kubelite.server.resources import Registry
-    from kubelite.server.storage import open_store
+    """The embedded local cluster, served in this process from the SQLite store in the home.
+
+    The cluster catches up first (controllers act on what happened since the last command, at
+    wall time), runs in the background while the command works, and settles before it ends."""
+    from kubelite.server.cluster import Cluster
 
     home = home or kubelite_home()
     try:
         home.mkdir(parents=True, exist_ok=True)
-        store = open_store(str(home / "state.db"))
+        cluster = Cluster(str(home / "state.db"))
     except Exception as err:
         raise ConnectionFailed(f"error: cannot open the embedded cluster in {home}: {err}") from None
-    try:
-        api = APIServer(store, Registry())
-        api.bootstrap()
-    except Exception:
-        store.close()
-        raise
-    inner = InProcessTransport(create_app(api, token=None))
-    client = httpx.Client(transport=inner, base_url=EMBEDDED_URL, headers={"User-Agent": USER_AGENT},
+    cluster.settle()
+    cluster.start()
+    client = httpx.Client(transport=cluster.transport(), base_url=EMBEDDED_URL, headers={"User-Agent": USER_AGENT},
                           timeout=httpx.Timeout(timeout))
-    return Transport(client, "kubelite.embedded", embedded=True, verbosity=verbosity, closer=store.close,
+
+    def close() -> None:
+        try:
+            cluster.settle()
+        finally:
+            cluster.close()
+
+    return Transport(client, "kubelite.embedded", embedded=True, verbosity=verbosity, closer=close,
                      request_timeout=timeout)

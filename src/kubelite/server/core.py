@@ -91,9 +91,13 @@ def now_rfc3339() -> str:
 
 
 class APIServer:
-    def __init__(self, store, registry, admission=None):
+    def __init__(self, store, registry, admission=None, clock=None):
+        from kubelite.server.clock import Clock
+
         self.store = store
         self.registry = registry
+        # Timestamps the server writes (creation, deletion) follow the cluster's clock.
+        self.clock = clock or Clock()
         # Admission with cluster state (plugins, validation); see kubelite.server.admit.
         if admission is None:
             from kubelite.server.admit import ClusterAdmission
@@ -255,7 +259,7 @@ class APIServer:
         for transient in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(transient, None)
         meta["uid"] = str(uuid.uuid4())
-        meta["creationTimestamp"] = now_rfc3339()
+        meta["creationTimestamp"] = self.clock.rfc3339()
         obj = self._prepare_create(r, obj)
         self.admission.validate(r, obj, None)
         obj = _ordered(self.admission.allocate(r, obj))
@@ -277,6 +281,18 @@ class APIServer:
 
     def update(self, r, namespace: str, name: str, body: dict, opts: WriteOptions,
                subresource: str = "") -> Result:
+        # An update without a resourceVersion is unconditional: a lost race is retried.
+        for _ in range(_PATCH_RETRIES):
+            try:
+                return self._update_once(r, namespace, name, body, opts, subresource)
+            except _StorageConflict:
+                meta = body.get("metadata") if isinstance(body, dict) else None
+                if isinstance(meta, dict) and meta.get("resourceVersion"):
+                    raise
+        return self._update_once(r, namespace, name, body, opts, subresource)
+
+    def _update_once(self, r, namespace: str, name: str, body: dict, opts: WriteOptions,
+                     subresource: str = "") -> Result:
         new = _check_body(r, body) if subresource != "scale" else body
         meta = new.setdefault("metadata", {}) if isinstance(new.get("metadata", {}), dict) else None
         if meta is None:
@@ -313,6 +329,18 @@ class APIServer:
 
     def patch(self, r, namespace: str, name: str, patch_type: str, patch: bytes, opts: WriteOptions,
               subresource: str = "") -> Result:
+        # As kube-apiserver's GuaranteedUpdate: a write that lost the race to another writer
+        # (a controller's status update, say) is re-applied to the fresh object; only a patch
+        # that names a resourceVersion itself fails with 409.
+        for _ in range(_PATCH_RETRIES):
+            try:
+                return self._patch_once(r, namespace, name, patch_type, patch, opts, subresource)
+            except _StorageConflict:
+                continue
+        return self._patch_once(r, namespace, name, patch_type, patch, opts, subresource)
+
+    def _patch_once(self, r, namespace: str, name: str, patch_type: str, patch: bytes, opts: WriteOptions,
+                    subresource: str = "") -> Result:
         from kubelite.server import patching
 
         kv = self.store.get(self._key(r, namespace, name))
@@ -367,7 +395,7 @@ class APIServer:
                 return Result(new, warnings=warnings)
             kv = self.store.update(key, self._encode(new), revision)
         except Conflict:
-            raise errors.conflict(r.group, r.resource, meta["name"]) from None
+            raise _StorageConflict(errors.conflict(r.group, r.resource, meta["name"])) from None
         except NotFound:
             raise errors.not_found(r.group, r.resource, meta["name"]) from None
         stored = self._decode(r, kv)
@@ -472,7 +500,7 @@ class APIServer:
             # Without a garbage collector nothing removes the orphan/foregroundDeletion finalizers
             # (nor, without a kubelet, ends a bound Pod's grace period): the object stays, as on a
             # kube-apiserver whose controllers are not running.
-            when = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=grace or 0)
+            when = self.clock.now() + datetime.timedelta(seconds=grace or 0)
             held["metadata"]["deletionTimestamp"] = when.strftime("%Y-%m-%dT%H:%M:%SZ")
             held["metadata"]["deletionGracePeriodSeconds"] = grace or 0
             if finalizers:
@@ -519,7 +547,7 @@ class APIServer:
         if (r.group, r.resource) in _DELETE_RETURNS_OBJECT:
             shown = copy.deepcopy(obj)
             # An immediate delete is a graceful one with a zero period: it ends now.
-            shown["metadata"]["deletionTimestamp"] = now_rfc3339()
+            shown["metadata"]["deletionTimestamp"] = self.clock.rfc3339()
             shown["metadata"]["deletionGracePeriodSeconds"] = 0
             if r.resource == "namespaces":
                 shown.setdefault("status", {})["phase"] = "Terminating"
@@ -668,7 +696,7 @@ class APIServer:
         from kubelite.server.storage.errors import Conflict, NotFound
 
         established = copy.deepcopy(crd)
-        established["status"] = crd_initial_status(crd, now_rfc3339())
+        established["status"] = crd_initial_status(crd, self.clock.rfc3339())
         meta = crd["metadata"]
         try:
             self.store.update(self._key(r, "", meta["name"]), self._encode(_ordered(established)),
@@ -753,6 +781,17 @@ def kubernetes_endpoints() -> dict:
             "subsets": [{"addresses": [{"ip": APISERVER_ADDRESS}],
                          "ports": [{"name": "https", "port": APISERVER_PORT, "protocol": "TCP"}]}]}
 
+
+
+_PATCH_RETRIES = 5
+
+
+class _StorageConflict(StatusError):
+    """The 409 of a compare-and-swap lost to a concurrent writer (retried where the server retries)."""
+
+    def __init__(self, err: StatusError):
+        self.__dict__.update(err.__dict__)
+        Exception.__init__(self, *err.args)
 
 
 def _prune_patched(r, patched: dict, opts: WriteOptions) -> list[str]:

@@ -118,6 +118,12 @@ class Store(abc.ABC):
         ``from_revision`` is below the compaction point.
         """
 
+    def sync_watchers(self) -> None:
+        """Hand every write committed so far to the watchers before returning.
+
+        Backends that deliver events from another thread (SQLite's poller) catch up here; a
+        caller that has just written can then rely on its watchers having seen the write."""
+
     @abc.abstractmethod
     def compact(self, revision: int) -> None:
         """Drop the history at and below ``revision``, keeping the state as of it.

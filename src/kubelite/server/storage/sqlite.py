@@ -290,6 +290,9 @@ class SQLiteStore(Store):
 
     # -- watch and compaction ---------------------------------------------------------
 
+    def sync_watchers(self) -> None:
+        self._poller.catch_up()
+
     def watch(self, prefix: str, from_revision: int = 0) -> Watcher:
         check_prefix(prefix)
         check_revision("from_revision", from_revision)

@@ -83,6 +83,17 @@ class Watcher:
             return True, None
         return False, None
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until an event (or the end) is waiting, without taking it; False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while not (self._events or self._error is not None or self._closed):
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._ready.wait(remaining)
+            return True
+
     def next(self, timeout: float | None = None) -> Event | None:
         """The next event; None on timeout or once the watcher is closed."""
         deadline = None if timeout is None else time.monotonic() + timeout

@@ -1,0 +1,116 @@
+"""Cluster: the one place a kubelite cluster is assembled.
+
+It opens the store, the resource registry, the API server core and its ASGI app, and owns the
+background work (the controller manager: controllers, scheduler, simulated nodes). `kubelite
+serve`, the embedded in-process transport, the tests and the benches all build a Cluster.
+
+    with Cluster() as cluster:                 # in memory, controllers running in the background
+        client = cluster.http_client()         # an httpx.Client to the API, in-process
+        ...
+        cluster.settle()                       # until every controller has done its work
+
+With a FakeClock the controllers do not run in the background: the caller moves the clock and
+settles, so what happens is exactly what the test says.
+"""
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+from kubelite.server.clock import Clock, FakeClock
+
+DEFAULT_NODES = 1
+
+
+class Cluster:
+    def __init__(self, storage: str | os.PathLike = "memory://", *, nodes: int = DEFAULT_NODES,
+                 clock: Clock | None = None, controllers: bool | Iterable[type] = True,
+                 token: str | None = None, background: bool | None = None,
+                 address: str = "127.0.0.1", port: int = 6443):
+        from kubelite.server.app import create_app
+        from kubelite.server.core import APIServer
+        from kubelite.server.resources import Registry
+        from kubelite.server.storage import open_store
+
+        self.clock = clock or Clock()
+        self.store = open_store(storage)
+        try:
+            self.registry = Registry()
+            self.api = APIServer(self.store, self.registry, clock=self.clock)
+            self.api.bootstrap()
+            self.app = create_app(self.api, token=token)
+        except Exception:
+            self.store.close()
+            raise
+        self.options = {"nodes": nodes, "address": address, "port": port}
+        if controllers is True:
+            from kubelite.server.controllers import default_controllers
+
+            controller_classes = default_controllers()
+        elif controllers is False:
+            controller_classes = []
+        else:
+            controller_classes = list(controllers)
+        from kubelite.server.controllers.manager import ControllerManager
+
+        self.manager = ControllerManager(self.api, self.clock, controller_classes, self.options)
+        self.background = (not isinstance(self.clock, FakeClock)) if background is None else background
+        self._transports: list = []
+        self._closed = False
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    def start(self) -> "Cluster":
+        """Start the background work (a no-op for a cluster that only settles)."""
+        if self.background:
+            self.manager.start()
+        return self
+
+    def settle(self, timeout: float = 30.0) -> bool:
+        """Run the controllers until nothing changes; False if `timeout` seconds were not enough."""
+        return self.manager.settle(timeout)
+
+    def advance(self, seconds: float, *, settle: bool = True) -> None:
+        """Move a FakeClock forward (then settle)."""
+        if not isinstance(self.clock, FakeClock):
+            raise TypeError("only a Cluster on a FakeClock can be advanced")
+        self.clock.advance(seconds)
+        if settle:
+            self.settle()
+
+    def advertise(self, address: str, port: int) -> None:
+        """The address and port the API is really served on (the `kubernetes` Service's endpoints)."""
+        self.options["address"], self.options["port"] = address, port
+        self.manager.ctx.options.update(address=address, port=port)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.manager.stop()
+        for transport in self._transports:
+            transport.close()
+        self.app.shutdown()
+        self.store.close()
+
+    def __enter__(self) -> "Cluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- clients -----------------------------------------------------------------------------
+
+    def transport(self):
+        """An httpx transport calling the API in-process (no sockets)."""
+        from kubelite.server.inprocess import InProcessTransport
+
+        transport = InProcessTransport(self.app)
+        self._transports.append(transport)
+        return transport
+
+    def http_client(self, **kwargs):
+        import httpx
+
+        kwargs.setdefault("base_url", "https://kubelite")
+        return httpx.Client(transport=self.transport(), **kwargs)

@@ -1,0 +1,12 @@
+"""The cluster's controllers: one module each, all run by controllers.manager.
+
+`default_controllers()` is what a Cluster runs, in this order (the manager serves their queues
+round-robin).
+"""
+from __future__ import annotations
+
+
+def default_controllers() -> list[type]:
+    from kubelite.server.controllers.crd import CRDRegistryController
+
+    return [CRDRegistryController]

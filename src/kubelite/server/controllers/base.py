@@ -1,0 +1,252 @@
+"""What every controller is made of: a cache of the objects it watches, a client of the API
+server's own operations, an event recorder, the cluster's clock, and a work queue.
+
+A controller names the resources it watches (`watches`, resource ids such as "pods" or
+"apps/deployments"; "*" for every resource), turns watch events into keys (`handle`) and
+reconciles one key at a time (`sync`). It never blocks and never sleeps: what must happen
+later is queued with `queue.add_after`. Objects from the cache are shared: copy before changing.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from typing import Any, Callable
+
+from kubelite.server.controllers.queue import WorkQueue
+from kubelite.server.errors import StatusError
+
+log = logging.getLogger("kubelite.controllers")
+
+MERGE = "application/merge-patch+json"
+STRATEGIC = "application/strategic-merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+
+
+def split_rid(rid: str) -> tuple[str, str]:
+    """"apps/deployments" -> ("apps", "deployments"); "pods" -> ("", "pods")."""
+    group, _, resource = rid.rpartition("/")
+    return group, resource
+
+
+def object_key(obj: dict) -> str:
+    meta = obj.get("metadata") or {}
+    ns = meta.get("namespace")
+    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """"ns/name" -> ("ns", "name"); "name" -> ("", "name")."""
+    ns, _, name = key.rpartition("/")
+    return ns, name
+
+
+class Cache:
+    """The objects of the watched resources as of the last event applied: resource id -> key -> object."""
+
+    def __init__(self):
+        self._objects: dict[str, dict[str, dict]] = {}
+
+    def get(self, rid: str, namespace: str, name: str) -> dict | None:
+        key = f"{namespace}/{name}" if namespace else name
+        return self._objects.get(rid, {}).get(key)
+
+    def list(self, rid: str, namespace: str | None = None,
+             where: Callable[[dict], bool] | None = None) -> list[dict]:
+        items = self._objects.get(rid, {}).values()
+        out = []
+        for obj in items:
+            if namespace is not None and (obj.get("metadata") or {}).get("namespace", "") != namespace:
+                continue
+            if where is not None and not where(obj):
+                continue
+            out.append(obj)
+        return out
+
+    def resources(self) -> list[str]:
+        return list(self._objects)
+
+    def _put(self, rid: str, obj: dict) -> dict | None:
+        bucket = self._objects.setdefault(rid, {})
+        key = object_key(obj)
+        old = bucket.get(key)
+        bucket[key] = obj
+        return old
+
+    def _remove(self, rid: str, obj: dict) -> dict | None:
+        return self._objects.get(rid, {}).pop(object_key(obj), None)
+
+
+class ApiClient:
+    """The API server's operations for a controller, as a client would call them over HTTP:
+    admission, validation, resourceVersion checks and watch events apply to these writes."""
+
+    def __init__(self, api, manager: str):
+        from kubelite.server.core import WriteOptions
+
+        self.api = api
+        self.manager = manager
+        self._opts = WriteOptions(field_manager=manager)
+
+    def resource(self, rid: str):
+        group, resource = split_rid(rid)
+        registry = self.api.registry
+        version = registry.preferred_version(group)
+        r = registry.lookup(group, version, resource) if version else None
+        if r is None:
+            for candidate in registry.all():
+                if candidate.group == group and candidate.resource == resource:
+                    return candidate
+            raise LookupError(f"no resource {rid}")
+        return r
+
+    def get(self, rid: str, namespace: str, name: str) -> dict | None:
+        try:
+            return self.api.get(self.resource(rid), namespace, name)
+        except StatusError as err:
+            if err.code == 404:
+                return None
+            raise
+
+    def create(self, rid: str, obj: dict) -> dict:
+        namespace = (obj.get("metadata") or {}).get("namespace", "")
+        return self.api.create(self.resource(rid), namespace, copy.deepcopy(obj), self._opts).obj
+
+    def update(self, rid: str, obj: dict, subresource: str = "") -> dict:
+        meta = obj["metadata"]
+        return self.api.update(self.resource(rid), meta.get("namespace", ""), meta["name"], copy.deepcopy(obj),
+                               self._opts, subresource=subresource).obj
+
+    def update_status(self, rid: str, obj: dict) -> dict:
+        return self.update(rid, obj, subresource="status")
+
+    def patch(self, rid: str, namespace: str, name: str, patch: Any, patch_type: str = MERGE,
+              subresource: str = "") -> dict:
+        body = patch if isinstance(patch, bytes) else json.dumps(patch).encode()
+        return self.api.patch(self.resource(rid), namespace, name, patch_type, body, self._opts,
+                              subresource=subresource).obj
+
+    def delete(self, rid: str, namespace: str, name: str, *, propagation: str | None = None,
+               uid: str | None = None, grace: int | None = None) -> bool:
+        """Delete; False if it was already gone (or another object now has the name)."""
+        from kubelite.server.core import DeleteOptions
+
+        opts = DeleteOptions(propagation_policy=propagation, precondition_uid=uid, grace_period_seconds=grace)
+        try:
+            self.api.delete(self.resource(rid), namespace, name, opts)
+        except StatusError as err:
+            if err.code == 404 or (err.code == 409 and uid):
+                return False
+            raise
+        return True
+
+
+class EventRecorder:
+    """core/v1 Events as client-go's recorder writes them, with its aggregation: a repeat of the
+    same event bumps `count` and `lastTimestamp` of the one already written."""
+
+    def __init__(self, client: ApiClient, clock, component: str):
+        self._client = client
+        self._clock = clock
+        self.component = component
+        # (namespace, involved uid, type, reason, message) -> (event name, count, first timestamp)
+        self._seen: dict[tuple, tuple[str, int, str]] = {}
+
+    def normal(self, obj: dict, reason: str, message: str) -> None:
+        self.record(obj, "Normal", reason, message)
+
+    def warning(self, obj: dict, reason: str, message: str) -> None:
+        self.record(obj, "Warning", reason, message)
+
+    def record(self, obj: dict, event_type: str, reason: str, message: str) -> None:
+        meta = obj.get("metadata") or {}
+        namespace = meta.get("namespace") or "default"
+        now = self._clock.rfc3339()
+        key = (namespace, meta.get("uid"), event_type, reason, message)
+        seen = self._seen.get(key)
+        try:
+            if seen is not None:
+                name, count, first = seen
+                self._client.patch("events", namespace, name, {"count": count + 1, "lastTimestamp": now})
+                self._seen[key] = (name, count + 1, first)
+                return
+            name = f"{meta.get('name')}.{int(self._clock.time() * 1e9):x}"
+            self._client.create("events", {
+                "apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": name, "namespace": namespace},
+                "involvedObject": involved_object(obj),
+                "reason": reason, "message": message,
+                "source": {"component": self.component},
+                "firstTimestamp": now, "lastTimestamp": now, "count": 1, "type": event_type,
+                "eventTime": None, "reportingComponent": self.component, "reportingInstance": "",
+            })
+            self._seen[key] = (name, 1, now)
+        except StatusError as err:
+            # Events are best effort (a terminating namespace refuses them), as in client-go.
+            log.debug("event %s/%s not written: %s", reason, message, err)
+
+
+def involved_object(obj: dict) -> dict:
+    meta = obj.get("metadata") or {}
+    ref = {"kind": obj.get("kind"), "namespace": meta.get("namespace"), "name": meta.get("name"),
+           "uid": meta.get("uid"), "apiVersion": obj.get("apiVersion"),
+           "resourceVersion": meta.get("resourceVersion")}
+    return {k: v for k, v in ref.items() if v}
+
+
+class Controller:
+    """One reconciling loop. Subclasses set the class attributes and implement `sync`."""
+
+    name = "controller"
+    # Field manager of its writes (kube-controller-manager runs every controller under one name).
+    manager = "kube-controller-manager"
+    # `source.component` of its Events.
+    component = ""
+    # Resource ids whose watch events reach `handle`; the first is the one whose keys `sync` gets
+    # by default.
+    watches: tuple[str, ...] = ()
+    # Controllers that act run on one server at a time; followers (the CRD registry) on every one.
+    leader_only = True
+
+    def __init__(self, ctx: "ControllerContext"):
+        self.ctx = ctx
+        self.cache: Cache = ctx.cache
+        self.client = ApiClient(ctx.api, self.manager)
+        self.clock = ctx.clock
+        self.events = EventRecorder(self.client, ctx.clock, self.component or self.name)
+        self.queue = WorkQueue(ctx.clock)
+
+    def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
+        """A watch event of a watched resource: queue what must be reconciled."""
+        if self.watches and rid == self.watches[0]:
+            self.queue.add(object_key(obj))
+
+    def sync(self, key: str) -> None:
+        raise NotImplementedError
+
+    def owner_key(self, obj: dict, kind: str) -> str | None:
+        """Key of the controlling owner of `obj` if it is of `kind` (same namespace)."""
+        ref = controller_ref(obj)
+        if ref is None or ref.get("kind") != kind:
+            return None
+        ns = (obj.get("metadata") or {}).get("namespace")
+        return f"{ns}/{ref.get('name')}" if ns else ref.get("name")
+
+
+def controller_ref(obj: dict) -> dict | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+class ControllerContext:
+    """What the controllers of one cluster share."""
+
+    def __init__(self, api, clock, cache: Cache, options: dict | None = None):
+        self.api = api
+        self.clock = clock
+        self.cache = cache
+        # Cluster settings controllers read: nodes, the server's address and port, ...
+        self.options = dict(options or {})
+

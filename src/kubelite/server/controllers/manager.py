@@ -1,0 +1,240 @@
+"""The controller manager: one watch over the whole store feeds a shared cache and every
+controller's queue; one thread reconciles, one key at a time.
+
+Two ways to run, one code: `start()` works in the background in real time (`kubelite serve`,
+and during an embedded command); `settle()` works until nothing changes — every write seen,
+no key due on the cluster's clock — which is what an embedded command does before it exits and
+what tests call instead of sleeping. A single worker keeps the cluster's reactions in a
+deterministic order; a controller that fails on an object is logged and retried, never fatal.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from kubelite.server.controllers.base import Cache, ControllerContext, object_key
+from kubelite.server.errors import StatusError
+from kubelite.server.storage.errors import StorageError
+
+log = logging.getLogger("kubelite.controllers")
+
+PREFIX = "/registry/"
+_IDLE_WAIT = 1.0  # longest background wait when nothing is due (the fake clock may be moved)
+
+
+def rid_of_key(key: str) -> str | None:
+    """'/registry/apps/deployments/ns/name' -> 'apps/deployments'; '/registry/core/pods/..' -> 'pods'."""
+    parts = key.split("/", 4)
+    if len(parts) < 5:
+        return None
+    group, resource = parts[2], parts[3]
+    return resource if group == "core" else f"{group}/{resource}"
+
+
+class ControllerManager:
+    def __init__(self, api, clock, controller_classes, options: dict | None = None):
+        self.api = api
+        self.store = api.store
+        self.cache = Cache()
+        self.ctx = ControllerContext(api, clock, self.cache, options)
+        self.controllers = []
+        for cls in controller_classes:
+            try:
+                self.controllers.append(cls(self.ctx))
+            except Exception:  # one broken controller must not stop the others
+                log.exception("controller %s failed to start", getattr(cls, "name", cls))
+        self._everything = [c for c in self.controllers if "*" in c.watches]
+        self._interest: dict[str, list] = {}
+        for c in self.controllers:
+            for rid in c.watches:
+                if rid != "*":
+                    self._interest.setdefault(rid, []).append(c)
+        self._resources: dict[str, object] = {}
+        self._watcher = None
+        self._revision = 0
+        self._next = 0  # round-robin position over the controllers' queues
+        self._lock = threading.RLock()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- running -------------------------------------------------------------------------------
+
+    def start(self) -> "ControllerManager":
+        if self._thread is None:
+            self._stopping.clear()
+            self._thread = threading.Thread(target=self._run, name="kubelite-controllers", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=10)
+        with self._lock:
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
+
+    def settle(self, timeout: float = 30.0) -> bool:
+        """Reconcile until every write has been seen and no key is due; False if `timeout` ran out."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            self._ensure_watching()
+            while time.monotonic() < deadline:
+                if self._step():
+                    continue
+                self.store.sync_watchers()
+                if self._drain():
+                    continue
+                if self._revision >= self.store.current_revision():
+                    return True
+                # Writes outside the watched prefix (or not yet delivered): wait a little for them.
+                self._watcher.wait(0.01)
+            return False
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                with self._lock:
+                    self._ensure_watching()
+                    busy = self._step()
+                    watcher = self._watcher
+                if busy:
+                    continue
+                watcher.wait(self._idle_wait())
+            except StorageError as err:
+                if self._stopping.is_set():
+                    return
+                log.warning("controller watch ended (%s); listing again", err)
+                self._reset()
+            except Exception:
+                log.exception("controller manager step failed")
+                self._stopping.wait(0.1)
+
+    def _idle_wait(self) -> float:
+        now = self.ctx.clock.time()
+        wait = _IDLE_WAIT
+        for c in self.controllers:
+            due = c.queue.next_due()
+            if due is not None:
+                wait = min(wait, max(due - now, 0.0))
+        return max(wait, 0.001)
+
+    # -- one step --------------------------------------------------------------------------------
+
+    def _step(self) -> bool:
+        """Apply the events waiting, then reconcile one due key. True if anything was done."""
+        drained = self._drain()
+        n = len(self.controllers)
+        for i in range(n):
+            controller = self.controllers[(self._next + i) % n]
+            key = controller.queue.pop()
+            if key is None:
+                continue
+            self._next = (self._next + i + 1) % n
+            self._sync(controller, key)
+            return True
+        return drained
+
+    @staticmethod
+    def _sync(controller, key: str) -> None:
+        try:
+            controller.sync(key)
+        except StatusError as err:
+            if err.code != 409:
+                log.warning("%s: sync %s: %s", controller.name, key, err.message)
+            controller.queue.retry(key)
+        except Exception:
+            log.exception("%s: sync %s failed", controller.name, key)
+            controller.queue.retry(key)
+        else:
+            controller.queue.forget(key)
+
+    # -- the watch -------------------------------------------------------------------------------
+
+    def _ensure_watching(self) -> None:
+        if self._watcher is not None:
+            return
+        page = self.store.range(PREFIX)
+        self._revision = page.revision
+        for kv in page.kvs:
+            rid = rid_of_key(kv.key)
+            if rid is None or not self._wanted(rid):
+                continue
+            obj = self._decode(rid, kv)
+            if obj is not None:
+                self.cache._put(rid, obj)
+        self._watcher = self.store.watch(PREFIX, page.revision)
+        for rid in self.cache.resources():
+            for obj in list(self.cache.list(rid)):
+                self._dispatch(rid, "ADDED", obj, None)
+
+    def _reset(self) -> None:
+        """After a broken watch: list again; objects gone meanwhile are reported deleted."""
+        with self._lock:
+            before = {rid: {object_key(o): o for o in self.cache.list(rid)} for rid in self.cache.resources()}
+            if self._watcher is not None:
+                self._watcher.close()
+            self._watcher = None
+            self.cache._objects.clear()
+            self._ensure_watching()
+            for rid, objects in before.items():
+                for key, obj in objects.items():
+                    ns, _, name = key.rpartition("/")
+                    if self.cache.get(rid, ns, name) is None:
+                        self._dispatch(rid, "DELETED", obj, obj)
+
+    def _drain(self) -> bool:
+        watcher = self._watcher
+        did = False
+        while True:
+            event = watcher.next(timeout=0)
+            if event is None:
+                return did
+            did = True
+            self._revision = max(self._revision, event.revision)
+            self._apply(event)
+
+    def _apply(self, event) -> None:
+        rid = rid_of_key(event.kv.key)
+        if rid is None or not self._wanted(rid):
+            return
+        obj = self._decode(rid, event.kv)
+        if obj is None:
+            return
+        kind = str(event.type)
+        if kind == "DELETED":
+            old = self.cache._remove(rid, obj)
+        else:
+            old = self.cache._put(rid, obj)
+            if old is None:
+                kind = "ADDED"
+        self._dispatch(rid, kind, obj, old)
+
+    def _dispatch(self, rid: str, kind: str, obj: dict, old: dict | None) -> None:
+        for controller in self._interest.get(rid, ()) + self._everything:
+            try:
+                controller.handle(rid, kind, obj, old)
+            except Exception:
+                log.exception("%s: handling %s %s failed", controller.name, kind, rid)
+
+    def _wanted(self, rid: str) -> bool:
+        return bool(self._everything) or rid in self._interest
+
+    def _decode(self, rid: str, kv) -> dict | None:
+        r = self._resources.get(rid)
+        if r is None:
+            group, _, resource = rid.rpartition("/")
+            registry = self.api.registry
+            version = registry.preferred_version(group)
+            r = registry.lookup(group, version, resource) if version else None
+            if r is None:
+                return None  # a custom resource whose definition this server does not serve (yet)
+            self._resources[rid] = r
+        try:
+            return self.api.decode_event_object(r, kv)
+        except ValueError:
+            log.warning("undecodable object at %s", kv.key)
+            return None

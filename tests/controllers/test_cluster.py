@@ -1,0 +1,56 @@
+"""The Cluster: assembly, settling, and the CRD registry following a shared store."""
+from __future__ import annotations
+
+import time
+
+from kubelite.server.cluster import Cluster
+
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "widgets.example.com"},
+       "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                "versions": [{"name": "v1", "served": True, "storage": True,
+                              "schema": {"openAPIV3Schema": {"type": "object",
+                                                             "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def _eventually(check, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result or time.monotonic() > deadline:
+            return result
+        time.sleep(0.01)
+
+
+def test_two_clusters_on_one_file_agree_on_custom_resources(tmp_path):
+    path = str(tmp_path / "state.db")
+    with Cluster(path) as a, Cluster(path) as b, a.http_client() as ca, b.http_client() as cb:
+        assert cb.get("/apis/example.com/v1/namespaces/default/widgets").status_code == 404
+        assert ca.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=CRD).status_code == 201
+        assert _eventually(lambda: cb.get("/apis/example.com/v1/namespaces/default/widgets").status_code == 200,
+                           timeout=10.0)
+        created = cb.post("/apis/example.com/v1/namespaces/default/widgets",
+                          json={"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}})
+        assert created.status_code == 201
+        assert ca.get("/apis/example.com/v1/namespaces/default/widgets/w").json()["metadata"]["name"] == "w"
+        assert ca.delete("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com").is_success
+        assert _eventually(lambda: cb.get("/apis/example.com/v1/namespaces/default/widgets").status_code == 404)
+
+
+def test_settle_sees_the_crd_on_the_other_cluster_deterministically(tmp_path):
+    path = str(tmp_path / "state.db")
+    with Cluster(path, background=False) as a, Cluster(path, background=False) as b, a.http_client() as ca, \
+            b.http_client() as cb:
+        b.settle()
+        assert ca.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=CRD).status_code == 201
+        assert b.settle()
+        assert cb.get("/apis/example.com/v1/namespaces/default/widgets").status_code == 200
+
+
+def test_a_fake_clock_cluster_settles_and_advances(cluster, api):
+    assert cluster.settle()
+    before = cluster.clock.time()
+    cluster.advance(60)
+    assert cluster.clock.time() == before + 60
+    assert api.get("/api/v1/namespaces/default").status_code == 200
