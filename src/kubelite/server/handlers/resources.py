@@ -60,7 +60,29 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         from kubelite.server.handlers import watch
 
         return await watch.serve(api, request, r, namespace, stopping)
+    if verb == "list" or verb in _WRITE_VERBS:
+        # Storage work can take a while: off the event loop, so open watch streams and other
+        # requests go on meanwhile. Writes keep their one-at-a-time order (allocators such as
+        # cluster IPs and node ports read then write); lists run beside them.
+        import asyncio
+
+        executor = _writer() if verb in _WRITE_VERBS else None
+        return await asyncio.get_running_loop().run_in_executor(executor, handler, api, request, info, r,
+                                                                namespace)
     return handler(api, request, info, r, namespace)
+
+
+_WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
+_WRITER = None
+
+
+def _writer():
+    global _WRITER
+    if _WRITER is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kubelite-writes")
+    return _WRITER
 
 
 FUTURE_RV_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a future resourceVersion
