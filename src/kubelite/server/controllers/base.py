@@ -145,6 +145,8 @@ class EventRecorder:
     """core/v1 Events as client-go's recorder writes them, with its aggregation: a repeat of the
     same event bumps `count` and `lastTimestamp` of the one already written."""
 
+    _last_nanos = 0
+
     def __init__(self, client: ApiClient, clock, component: str):
         self._client = client
         self._clock = clock
@@ -170,7 +172,10 @@ class EventRecorder:
                 self._client.patch("events", namespace, name, {"count": count + 1, "lastTimestamp": now})
                 self._seen[key] = (name, count + 1, first)
                 return
-            name = f"{meta.get('name')}.{int(self._clock.time() * 1e9):x}"
+            # Nanoseconds kept unique in the process: on a fake clock many events share an instant.
+            nanos = max(int(self._clock.time() * 1e9), EventRecorder._last_nanos + 1)
+            EventRecorder._last_nanos = nanos
+            name = f"{meta.get('name')}.{nanos:x}"
             self._client.create("events", {
                 "apiVersion": "v1", "kind": "Event",
                 "metadata": {"name": name, "namespace": namespace},
