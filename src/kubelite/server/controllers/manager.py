@@ -47,6 +47,8 @@ class ControllerManager:
         self._everything = [c for c in self.controllers if "*" in c.watches]
         self._interest: dict[str, list] = {}
         for c in self.controllers:
+            if "*" in c.watches:
+                continue  # sees every event once, through _everything
             for rid in c.watches:
                 if rid != "*":
                     self._interest.setdefault(rid, []).append(c)
@@ -214,7 +216,7 @@ class ControllerManager:
         self._dispatch(rid, kind, obj, old)
 
     def _dispatch(self, rid: str, kind: str, obj: dict, old: dict | None) -> None:
-        for controller in self._interest.get(rid, ()) + self._everything:
+        for controller in [*self._interest.get(rid, ()), *self._everything]:
             try:
                 controller.handle(rid, kind, obj, old)
             except Exception:
