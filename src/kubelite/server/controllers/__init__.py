@@ -8,5 +8,10 @@ from __future__ import annotations
 
 def default_controllers() -> list[type]:
     from kubelite.server.controllers.crd import CRDRegistryController
+    from kubelite.server.controllers.garbagecollector import GarbageCollector
+    from kubelite.server.controllers.job import JobController
+    from kubelite.server.controllers.namespace import NamespaceController
+    from kubelite.server.controllers.serviceaccount import RootCAPublisher, ServiceAccountController
 
-    return [CRDRegistryController]
+    return [CRDRegistryController, JobController, GarbageCollector, NamespaceController, RootCAPublisher,
+            ServiceAccountController]
