@@ -11,7 +11,8 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.garbagecollector import GarbageCollector
     from kubelite.server.controllers.job import JobController
     from kubelite.server.controllers.namespace import NamespaceController
+    from kubelite.server.controllers.replicaset import ReplicaSetController, ReplicationControllerController
     from kubelite.server.controllers.serviceaccount import RootCAPublisher, ServiceAccountController
 
     return [CRDRegistryController, JobController, GarbageCollector, NamespaceController, RootCAPublisher,
-            ServiceAccountController]
+            ServiceAccountController, ReplicaSetController, ReplicationControllerController]

@@ -9,10 +9,11 @@ as a `SuccessfulCreate` / `FailedCreate` Event on the owner.
 Stable API (other controllers import these):
     controller_reference(owner) -> dict
     pod_from_template(template, owner, *, name=None, generate_name=None, labels=None) -> dict
-    create_pod(controller, template, owner, *, name=None, labels=None, record=True) -> dict | None
+    create_pod(controller, template, owner, *, name=None, labels=None, record=True, errors=None) -> dict | None
     delete_pod(controller, pod, owner, *, record=True) -> bool
     selects(selector, labels) -> bool          # a metav1.LabelSelector, as controllers match
     is_controlled_by(obj, owner) -> bool
+    claim(controller, owner, rid, candidates, matches) -> list   # adopt orphans, release strays
     pod_is_active / pod_is_terminating / pod_is_ready / pod_ready_since / pod_is_available
 """
 from __future__ import annotations
@@ -67,15 +68,18 @@ def pod_from_template(template: dict, owner: dict, *, name: str | None = None,
 
 
 def create_pod(controller, template: dict, owner: dict, *, name: str | None = None,
-               labels: dict | None = None, record: bool = True) -> dict | None:
+               labels: dict | None = None, record: bool = True, errors: list | None = None) -> dict | None:
     """Create a pod of `owner` through the API; record SuccessfulCreate / FailedCreate.
 
     Returns the created pod, or None when the server refused it (the refusal is an Event on the
-    owner, as kube-controller-manager reports it; a terminating namespace is not reported)."""
+    owner, as kube-controller-manager reports it; a terminating namespace is not reported); the
+    refusal's message is appended to `errors` when given."""
     pod = pod_from_template(template, owner, name=name, labels=labels)
     try:
         created = controller.client.create("pods", pod)
     except StatusError as err:
+        if errors is not None:
+            errors.append(err.message)
         if record and not _namespace_terminating(err):
             controller.events.warning(owner, "FailedCreate", f"Error creating: {err.message}")
         if err.code == 409 and name:
@@ -166,3 +170,61 @@ def pod_is_available(pod: dict, min_ready_seconds: int, now: float) -> bool:
         return True
     since = pod_ready_since(pod)
     return since is not None and since + min_ready_seconds <= now
+
+
+# -- adoption and release ----------------------------------------------------------------------
+
+def claim(controller, owner: dict, rid: str, candidates: list[dict], matches) -> list[dict]:
+    """The objects `owner` controls among `candidates` (same namespace), as ControllerRefManager
+    claims them: orphans that `matches` selects are adopted (an ownerReference patched in), owned
+    ones it no longer selects are released (their ownerReference patched out)."""
+    owner_meta = owner.get("metadata") or {}
+    owner_uid = owner_meta.get("uid")
+    owner_deleting = bool(owner_meta.get("deletionTimestamp"))
+    claimed = []
+    for obj in candidates:
+        ref = _controller_ref(obj)
+        if ref is not None:
+            if ref.get("uid") != owner_uid:
+                continue
+            if matches(obj):
+                claimed.append(obj)
+            elif not owner_deleting:
+                _release(controller, rid, obj, owner_uid)
+            continue
+        if owner_deleting or not matches(obj) or (obj.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        adopted = _adopt(controller, rid, obj, owner)
+        if adopted is not None:
+            claimed.append(adopted)
+    return claimed
+
+
+def _controller_ref(obj: dict) -> dict | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def _adopt(controller, rid: str, obj: dict, owner: dict) -> dict | None:
+    meta = obj.get("metadata") or {}
+    patch = {"metadata": {"ownerReferences": [controller_reference(owner)], "uid": meta.get("uid")}}
+    try:
+        return controller.client.patch(rid, meta.get("namespace", ""), meta.get("name"), patch,
+                                       "application/strategic-merge-patch+json")
+    except StatusError as err:
+        if err.code in (404, 409, 422):
+            return None
+        raise
+
+
+def _release(controller, rid: str, obj: dict, owner_uid: str) -> None:
+    meta = obj.get("metadata") or {}
+    patch = {"metadata": {"ownerReferences": [{"$patch": "delete", "uid": owner_uid}], "uid": meta.get("uid")}}
+    try:
+        controller.client.patch(rid, meta.get("namespace", ""), meta.get("name"), patch,
+                                "application/strategic-merge-patch+json")
+    except StatusError as err:
+        if err.code not in (404, 409, 422):
+            raise
