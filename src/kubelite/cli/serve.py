@@ -78,7 +78,8 @@ class LocalServer:
         data_dir.mkdir(parents=True, exist_ok=True)
         self.tls = ensure_tls(data_dir / "pki")
         self.token = ensure_token(data_dir)
-        self.cluster = Cluster(storage or str(data_dir / "state.db"), token=self.token, nodes=nodes)
+        self.cluster = Cluster(storage or str(data_dir / "state.db"), token=self.token, nodes=nodes,
+                               ca=self.tls.ca_pem())
         self.store = self.cluster.store
         self.api = self.cluster.api
         self.app = self.cluster.app

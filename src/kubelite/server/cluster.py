@@ -26,7 +26,7 @@ class Cluster:
     def __init__(self, storage: str | os.PathLike = "memory://", *, nodes: int = DEFAULT_NODES,
                  clock: Clock | None = None, controllers: bool | Iterable[type] = True,
                  token: str | None = None, background: bool | None = None,
-                 address: str = "127.0.0.1", port: int = 6443):
+                 address: str = "127.0.0.1", port: int = 6443, ca: str | bytes | None = None):
         from kubelite.server.app import create_app
         from kubelite.server.core import APIServer
         from kubelite.server.resources import Registry
@@ -43,6 +43,9 @@ class Cluster:
             self.store.close()
             raise
         self.options = {"nodes": nodes, "address": address, "port": port}
+        if ca is not None:
+            # The CA clients verify the API with (kube-root-ca.crt in every namespace).
+            self.options["ca"] = ca.decode() if isinstance(ca, bytes) else ca
         if controllers is True:
             from kubelite.server.controllers import default_controllers
 

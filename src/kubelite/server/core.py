@@ -229,13 +229,7 @@ class APIServer:
                 "metadata": metadata, "items": list_items}
 
     def _count_after(self, prefix: str, key: str, revision: int) -> int:
-        count, start_after = 0, key
-        while True:
-            page = self.store.range(prefix, start_after=start_after, limit=500, revision=revision)
-            count += len(page.kvs)
-            if not page.more or not page.kvs:
-                return count
-            start_after = page.kvs[-1].key
+        return self.store.count(prefix, start_after=key, revision=revision)
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -382,7 +376,7 @@ class APIServer:
         if _without_rv(new) == _without_rv(old):
             return Result(old, warnings=warnings)  # a no-op write keeps the resourceVersion
         meta = new["metadata"]
-        finalized = meta.get("deletionTimestamp") and not meta.get("finalizers")
+        finalized = meta.get("deletionTimestamp") and not meta.get("finalizers") and not _spec_finalizers(new)
         if opts.dry_run:
             return Result(new, warnings=warnings)
         key = self._key(r, meta.get("namespace", ""), meta["name"])
@@ -492,6 +486,8 @@ class APIServer:
                                   f" does not match the ResourceVersion in record ({meta['resourceVersion']}). "
                                   "The object might have been modified")
         finalizers = _deletion_finalizers(meta.get("finalizers") or [], opts.propagation_policy)
+        if r.group == "" and r.resource == "namespaces" and (finalizers or _spec_finalizers(obj)):
+            return self._terminate_namespace(r, key, kv, obj, finalizers, opts)
         grace = self._grace_period(r, obj, opts)
         if finalizers or grace:
             if meta.get("deletionTimestamp"):
@@ -521,8 +517,6 @@ class APIServer:
             return 200, self._decode(r, kv)
         if opts.dry_run:
             return 200, self._deleted_body(r, obj)
-        if r.group == "" and r.resource == "namespaces":
-            self._delete_namespace_contents(name)
         from kubelite.server.storage.errors import Conflict, NotFound
 
         try:
@@ -532,6 +526,27 @@ class APIServer:
         gone = self._decode(r, kv)
         self._after_delete(r, gone)
         return 200, self._deleted_body(r, gone)
+
+    def _terminate_namespace(self, r, key: str, kv, obj: dict, finalizers: list, opts: DeleteOptions):
+        """A namespace with finalizers turns Terminating (no grace period); the namespace controller
+        empties it and removes the `kubernetes` finalizer through `finalize`, which deletes it."""
+        if obj["metadata"].get("deletionTimestamp"):
+            return 200, obj
+        held = copy.deepcopy(obj)
+        held["metadata"]["deletionTimestamp"] = self.clock.rfc3339()
+        if finalizers:
+            held["metadata"]["finalizers"] = finalizers
+        held.setdefault("status", {})["phase"] = "Terminating"
+        held = _ordered(held)
+        if opts.dry_run:
+            return 200, held
+        from kubelite.server.storage.errors import Conflict
+
+        try:
+            kv = self.store.update(key, self._encode(held), kv.mod_revision)
+        except Conflict:
+            raise errors.conflict(r.group, r.resource, obj["metadata"]["name"]) from None
+        return 200, self._decode(r, kv)
 
     @staticmethod
     def _grace_period(r, obj: dict, opts: DeleteOptions) -> int:
@@ -573,26 +588,6 @@ class APIServer:
                 deleted.append(item)
         listed["items"] = deleted
         return listed
-
-    def _delete_namespace_contents(self, namespace: str) -> None:
-        # No namespace controller runs: emptying the namespace is done here, synchronously.
-        for r in self._storage_resources():
-            if not r.namespaced:
-                continue
-            prefix = self._prefix(r, namespace)
-            for kv in self.store.range(prefix).kvs:
-                try:
-                    self.store.delete(kv.key)
-                except Exception:
-                    pass
-
-    def _storage_resources(self):
-        seen = set()
-        for r in self.registry.all():
-            if (r.group, r.resource) in seen or "/" in r.resource:
-                continue
-            seen.add((r.group, r.resource))
-            yield r
 
     # -- watch -----------------------------------------------------------------------------------
 
@@ -645,6 +640,10 @@ class APIServer:
         new["apiVersion"], new["kind"] = r.api_version, r.kind
         meta = new.setdefault("metadata", {})
         old_meta = old["metadata"]
+        if subresource == "finalize":
+            merged = copy.deepcopy(old)
+            merged.setdefault("spec", {})["finalizers"] = list((new.get("spec") or {}).get("finalizers") or [])
+            return merged
         if subresource == "status":
             merged = copy.deepcopy(old)
             if "status" in new:
@@ -683,6 +682,8 @@ class APIServer:
 
     def _after_create(self, r, obj: dict) -> None:
         if r.group == "" and r.kind == "Namespace":
+            # The serviceaccount controller owns this (and recreates a deleted one); made here
+            # too so that a Pod created right after its namespace never races the controller.
             self._create_default_service_account(obj["metadata"]["name"])
         elif r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
             self._register_crd(obj)
@@ -816,6 +817,13 @@ def _storage_precondition(r, namespace: str, name: str, detail: str) -> str:
     # etcd3 keys are /registry/<resource>/... for core and most groups (kube-apiserver's layout).
     key = "/".join(p for p in ("/registry", r.resource, namespace, name) if p)
     return f"StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {detail}"
+
+
+def _spec_finalizers(obj: dict) -> list:
+    """A Namespace's own finalizers (spec.finalizers): it is not deleted while any is left."""
+    if obj.get("kind") != "Namespace" or obj.get("apiVersion") != "v1":
+        return []
+    return list((obj.get("spec") or {}).get("finalizers") or [])
 
 
 def _deletion_finalizers(existing: list, policy: str | None) -> list:

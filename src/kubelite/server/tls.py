@@ -52,6 +52,15 @@ def ensure_tls(directory: str | os.PathLike) -> TLSFiles:
     return files
 
 
+def new_ca_pem() -> str:
+    """A fresh self-signed CA certificate (PEM), for a cluster that serves no TLS of its own: its
+    `kube-root-ca.crt` ConfigMaps still publish a CA, as every cluster's do."""
+    from cryptography.hazmat.primitives import serialization
+
+    _, cert = _new_ca()
+    return cert.public_bytes(serialization.Encoding.PEM).decode()
+
+
 def _new_key():
     from cryptography.hazmat.primitives.asymmetric import ec
 

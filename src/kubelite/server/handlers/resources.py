@@ -33,7 +33,10 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         from kubelite.server.handlers import tokens
 
         return tokens.serve(api, request, info, r, namespace)
-    if info.subresource:
+    if info.subresource == "finalize" and r.subresource("finalize") is not None:
+        if verb != "update":  # a namespace's finalize takes only PUT
+            raise errors.method_not_allowed()
+    elif info.subresource:
         if r.subresource(info.subresource) is None or info.subresource not in ("status", "scale"):
             if r.crd and info.name:
                 # apiextensions answers an undeclared subresource as a missing object.

@@ -1,0 +1,140 @@
+"""Namespace lifecycle: a deleted namespace (phase Terminating) is emptied, then finalized.
+
+As kube-controller-manager's namespace controller: every object in the namespace is deleted
+(in the background; objects held by finalizers stay until those are removed, and the namespace
+waits for them), the five deletion conditions are written with the reasons and messages of
+v1.32, and when nothing is left the `kubernetes` finalizer is removed through the namespace's
+`finalize` subresource, which lets the namespace go.
+
+Graceful deletions still under way (a Pod waiting for its kubelet) are waited for before the
+conditions are written, so the conditions name what really holds the namespace: finalizers.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from kubelite.server.controllers.base import Controller
+
+FINALIZER = "kubernetes"
+
+
+def condition_list(remaining: dict[str, int], finalizers: Counter) -> list[dict]:
+    """The five conditions (without times) for what is left: resource -> count, finalizer -> count."""
+    conditions = [
+        ("NamespaceDeletionDiscoveryFailure", "False", "ResourcesDiscovered", "All resources successfully discovered"),
+        ("NamespaceDeletionGroupVersionParsingFailure", "False", "ParsedGroupVersions",
+         "All legacy kube types successfully parsed"),
+        ("NamespaceDeletionContentFailure", "False", "ContentDeleted",
+         "All content successfully deleted, may be waiting on finalization"),
+    ]
+    if remaining:
+        left = ", ".join(sorted(f"{gr} has {n} resource instances" for gr, n in remaining.items()))
+        conditions.append(("NamespaceContentRemaining", "True", "SomeResourcesRemain",
+                           f"Some resources are remaining: {left}"))
+    else:
+        conditions.append(("NamespaceContentRemaining", "False", "ContentRemoved", "All content successfully removed"))
+    if finalizers:
+        held = ", ".join(sorted(f"{f} in {n} resource instances" for f, n in finalizers.items()))
+        conditions.append(("NamespaceFinalizersRemaining", "True", "SomeFinalizersRemain",
+                           f"Some content in the namespace has finalizers remaining: {held}"))
+    else:
+        conditions.append(("NamespaceFinalizersRemaining", "False", "ContentHasNoFinalizers",
+                           "All content-preserving finalizers finished"))
+    return [{"type": t, "status": s, "reason": r, "message": m} for t, s, r, m in conditions]
+
+
+def merge_conditions(old: list[dict], new: list[dict], now: str) -> list[dict]:
+    """`new` with each condition's lastTransitionTime kept while its status does not change."""
+    before = {c.get("type"): c for c in old or [] if isinstance(c, dict)}
+    out = []
+    for cond in new:
+        prior = before.get(cond["type"])
+        when = prior.get("lastTransitionTime") if prior and prior.get("status") == cond["status"] else now
+        out.append({"type": cond["type"], "status": cond["status"], "lastTransitionTime": when,
+                    "reason": cond["reason"], "message": cond["message"]})
+    return out
+
+
+class NamespaceController(Controller):
+    name = "namespace"
+    component = "namespace-controller"
+    # Every resource: a change to an object in a terminating namespace may unblock it.
+    watches = ("namespaces", "*")
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._terminating: set[str] = set()
+
+    def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
+        meta = obj.get("metadata") or {}
+        if rid == "namespaces":
+            name = meta.get("name")
+            if event_type != "DELETED" and meta.get("deletionTimestamp"):
+                self._terminating.add(name)
+                self.queue.add(name)
+            else:
+                self._terminating.discard(name)
+        elif meta.get("namespace") in self._terminating:
+            self.queue.add(meta["namespace"])
+
+    def sync(self, name: str) -> None:
+        ns = self.client.get("namespaces", "", name)
+        if ns is None or not ns["metadata"].get("deletionTimestamp"):
+            return
+        if FINALIZER not in ((ns.get("spec") or {}).get("finalizers") or []):
+            return
+        resources = self._content_resources()
+        for r in resources:
+            for item in self._list(r, name):
+                if not item["metadata"].get("deletionTimestamp"):
+                    self.client.delete(self._rid(r), name, item["metadata"]["name"], propagation="Background")
+        remaining: dict[str, int] = {}
+        finalizers: Counter = Counter()
+        for r in resources:
+            items = self._list(r, name)
+            for item in items:
+                held = item["metadata"].get("finalizers") or []
+                if not held:
+                    return  # a graceful deletion is under way: its event brings us back
+                finalizers.update(held)
+            if items:
+                remaining[f"{r.resource}.{r.group}"] = len(items)
+        ns = self._write_conditions(ns, condition_list(remaining, finalizers))
+        if remaining:
+            self.queue.add_after(name, 15.0)  # besides the events, look again now and then
+            return
+        self._finalize(ns)
+
+    def _write_conditions(self, ns: dict, conditions: list[dict]) -> dict:
+        status = ns.get("status") or {}
+        merged = merge_conditions(status.get("conditions") or [], conditions, self.clock.rfc3339())
+        if merged == status.get("conditions"):
+            return ns
+        updated = dict(ns)
+        updated["status"] = {**status, "phase": "Terminating", "conditions": merged}
+        return self.client.update_status("namespaces", updated)
+
+    def _finalize(self, ns: dict) -> None:
+        spec = dict(ns.get("spec") or {})
+        spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != FINALIZER]
+        self.client.update("namespaces", {**ns, "spec": spec}, subresource="finalize")
+
+    def _content_resources(self):
+        seen, out = set(), []
+        for r in self.ctx.api.registry.preferred():
+            if not r.namespaced or "/" in r.resource or (r.group, r.resource) in seen:
+                continue
+            if "list" not in r.verbs or "delete" not in r.verbs:
+                continue
+            seen.add((r.group, r.resource))
+            out.append(r)
+        return out
+
+    def _list(self, r, namespace: str) -> list[dict]:
+        from kubelite.server.core import ListOptions
+
+        return self.ctx.api.list(r, namespace, ListOptions())["items"]
+
+    @staticmethod
+    def _rid(r) -> str:
+        return f"{r.group}/{r.resource}" if r.group else r.resource
