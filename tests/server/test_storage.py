@@ -1,6 +1,7 @@
 """Behaviour of every storage backend: the etcd-shaped contract of kubelite.server.storage.
 
-The same suite runs against MemoryStore and SQLiteStore. Expected behaviour is
+The same suite runs against MemoryStore, SQLiteStore and EtcdStore (a fresh etcd per test, see
+etcd_support; skipped when etcd is not installed). Expected behaviour is
 etcd's (revisions, compare-and-swap, ranges at a revision, watch, compaction)
 as the Kubernetes API server relies on it.
 """
@@ -27,16 +28,26 @@ from kubelite.server.storage import (
 from kubelite.server.storage.memory import MemoryStore
 from kubelite.server.storage.sqlite import SQLiteStore
 
+from etcd_support import Etcd, have_etcd
+
 PODS = "/registry/pods/default/"
 TIMEOUT = 5.0
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "etcd"])
 def store(request, tmp_path):
     if request.param == "memory":
         s = MemoryStore()
-    else:
+    elif request.param == "sqlite":
         s = SQLiteStore(tmp_path / "state.db")
+    else:
+        if not have_etcd():
+            pytest.skip("etcd is not installed (apt-get install etcd-server)")
+        server = Etcd().start()
+        request.addfinalizer(server.close)
+        from kubelite.server.storage.etcd import EtcdStore
+
+        s = EtcdStore(server.url)
     yield s
     s.close()
 

@@ -2,7 +2,8 @@
 
 The model keeps the whole state after every revision (a dict per revision) and
 the list of events; the stores must agree with it on every outcome, on ranges
-at every revision still available, and on the replayed watch history.
+at every revision still available, and on the replayed watch history. The same model checks
+MemoryStore, SQLiteStore and EtcdStore.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from kubelite.server.storage import (
 )
 from kubelite.server.storage.memory import MemoryStore
 from kubelite.server.storage.sqlite import SQLiteStore
+
+from etcd_support import Etcd, requires_etcd
 
 KEYS = ["/r/a", "/r/a/x", "/r/aa", "/r/b", "/s/a"]
 PREFIXES = ["", "/r/", "/r/a", "/r/a/", "/s/", "/t/"]
@@ -179,3 +182,20 @@ def test_sqlite_store_matches_the_model(ops):
         reopened = SQLiteStore(f"{tmp}/state.db")
         check_ranges(reopened, model)
         reopened.close()
+
+
+@requires_etcd
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(operations)
+def test_etcd_store_matches_the_model(ops):
+    from kubelite.server.storage.etcd import EtcdStore
+
+    # Revisions are etcd's own: every example needs a fresh etcd.
+    with Etcd() as server:
+        store = EtcdStore(server.url)
+        try:
+            model = run(store, ops)
+            check_ranges(store, model)
+            check_watch(store, model)
+        finally:
+            store.close()

@@ -243,7 +243,7 @@ def test_open_store_sqlite(tmp_path, form):
 @pytest.mark.parametrize(
     "target, message",
     [
-        ("etcd://127.0.0.1:2379", "not built yet"),
+        ("etcd://", "at least one endpoint"),
         ("ftp://x", "unknown storage scheme"),
         ("sqlite://", "needs a file path"),
         ("memory://x", "takes no path"),

@@ -229,13 +229,7 @@ class APIServer:
                 "metadata": metadata, "items": list_items}
 
     def _count_after(self, prefix: str, key: str, revision: int) -> int:
-        count, start_after = 0, key
-        while True:
-            page = self.store.range(prefix, start_after=start_after, limit=500, revision=revision)
-            count += len(page.kvs)
-            if not page.more or not page.kvs:
-                return count
-            start_after = page.kvs[-1].key
+        return self.store.count(prefix, start_after=key, revision=revision)
 
     # -- writes ----------------------------------------------------------------------------------
 

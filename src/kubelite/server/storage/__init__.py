@@ -3,7 +3,7 @@
 Keys are strings such as ``/registry/apps/deployments/default/nginx``, values
 are bytes (the object's JSON). One global revision numbers every write; a
 key's ``mod_revision`` is the object's resourceVersion. Backends: MemoryStore
-(tests), SQLiteStore (the embedded default); ``etcd://`` is reserved.
+(tests), SQLiteStore (the embedded default), EtcdStore (``etcd://``, several servers).
 See ``base.Store`` for the contract of every operation.
 """
 
@@ -44,13 +44,20 @@ __all__ = [
 
 
 def open_store(url_or_path: str | os.PathLike) -> Store:
-    """Open a store from ``memory://``, ``sqlite:///abs/path``, ``sqlite://rel/path`` or a path."""
+    """Open a store from a URL or a path.
+
+    ``memory://`` or ``memory:``; ``sqlite:///abs/path``, ``sqlite://rel/path``, ``sqlite:PATH``
+    or a plain path; ``etcd://host:port[,host:port...]`` (``etcds://`` or ``?cacert=&cert=&key=``
+    for TLS, see ``etcd.parse_url``).
+    """
     target = os.fspath(url_or_path)
     if not isinstance(target, str) or not target:
         raise StorageError(f"storage location must be a non-empty path or URL, got {target!r}")
     scheme, sep, rest = target.partition("://")
     if not sep:
-        return _sqlite(target)
+        scheme, colon, rest = target.partition(":")
+        if not colon or scheme.lower() not in ("memory", "sqlite"):
+            return _sqlite(target)
     scheme = scheme.lower()
     if scheme == "memory":
         if rest:
@@ -62,13 +69,13 @@ def open_store(url_or_path: str | os.PathLike) -> Store:
         if not rest:
             raise StorageError(f"sqlite:// needs a file path, e.g. sqlite:///var/lib/kubelite.db")
         return _sqlite(rest)
-    if scheme in ("etcd", "etcds", "http", "https"):
-        raise StorageError(
-            f"the etcd storage backend is not built yet ({target}); "
-            "use a SQLite path or memory://"
-        )
+    if scheme in ("etcd", "etcds"):
+        from .etcd import EtcdStore
+
+        return EtcdStore(target)
     raise StorageError(
-        f"unknown storage scheme {scheme!r} in {target!r}; expected memory://, sqlite:// or a path"
+        f"unknown storage scheme {scheme!r} in {target!r}; "
+        "expected memory://, sqlite://, etcd:// or a path"
     )
 
 

@@ -64,6 +64,9 @@ class RangeResult:
 class Store(abc.ABC):
     """A thread-safe, etcd-shaped key-value store. Every method is synchronous."""
 
+    #: Whether other processes can open the same data (and so need leader election).
+    shared = False
+
     @abc.abstractmethod
     def get(self, key: str) -> KV | None:
         """The current value of ``key``, or None."""
@@ -85,6 +88,18 @@ class Store(abc.ABC):
         revision. Raises Compacted below the compaction point and
         FutureRevision above the current revision.
         """
+
+    def count(self, prefix: str, *, start_after: str | None = None, revision: int = 0) -> int:
+        """How many keys ``range`` would return without a limit (a list's remainingItemCount).
+
+        Backends answer without reading the values where they can; this default pages."""
+        total, after = 0, start_after
+        while True:
+            page = self.range(prefix, start_after=after, limit=500, revision=revision)
+            total += len(page.kvs)
+            if not page.more or not page.kvs:
+                return total
+            after, revision = page.kvs[-1].key, page.revision
 
     @abc.abstractmethod
     def create(self, key: str, value: bytes) -> KV:
@@ -121,8 +136,9 @@ class Store(abc.ABC):
     def sync_watchers(self) -> None:
         """Hand every write committed so far to the watchers before returning.
 
-        Backends that deliver events from another thread (SQLite's poller) catch up here; a
-        caller that has just written can then rely on its watchers having seen the write."""
+        Backends that deliver events from another thread (SQLite's poller, etcd's watch stream)
+        catch up here; a caller that has just written can then rely on its watchers having seen
+        the write. Backends feed a watcher through ``Watcher.offer`` and end it with ``fail``."""
 
     @abc.abstractmethod
     def compact(self, revision: int) -> None:

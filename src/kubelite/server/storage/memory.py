@@ -67,6 +67,20 @@ class MemoryStore(Store):
             kvs, more = _collect(keys, lookup, prefix, start_after, limit)
             return RangeResult(kvs, more, at)
 
+    def count(self, prefix: str, *, start_after: str | None = None, revision: int = 0) -> int:
+        check_prefix(prefix)
+        check_start_after(start_after)
+        check_revision("revision", revision)
+        with self._lock:
+            self._check_open()
+            if self._resolve_revision(revision) != self._revision:
+                return super().count(prefix, start_after=start_after, revision=revision)
+            bound, inclusive = range_start(prefix, start_after)
+            first = (bisect.bisect_left if inclusive else bisect.bisect_right)(self._live_keys, bound)
+            end = prefix_end(prefix)
+            last = len(self._live_keys) if end is None else bisect.bisect_left(self._live_keys, end)
+            return max(last - first, 0)
+
     def _resolve_revision(self, revision: int) -> int:
         if revision == 0:
             return self._revision
@@ -145,7 +159,7 @@ class MemoryStore(Store):
             self._history[key] = []
         self._history[key].append(event)
         for watcher in list(self._watchers):
-            watcher._offer(event)
+            watcher.offer(event)
 
     # -- watch and compaction -------------------------------------------------------
 
@@ -161,7 +175,7 @@ class MemoryStore(Store):
             watcher = Watcher(prefix, from_revision, self._forget)
             start = bisect.bisect_right(self._log, from_revision, key=lambda e: e.revision)
             for event in self._log[start:]:
-                watcher._offer(event)
+                watcher.offer(event)
             self._watchers.add(watcher)
             return watcher
 

@@ -84,6 +84,8 @@ _POLL_BATCH = 500
 
 
 class SQLiteStore(Store):
+    shared = True
+
     def __init__(self, path: str | os.PathLike, *, poll_interval: float = 0.025):
         self.path = os.fspath(path)
         self.poll_interval = poll_interval
@@ -203,6 +205,18 @@ class SQLiteStore(Store):
         more = bool(limit) and len(rows) > limit
         kvs = [KV(r[0], r[3], r[1], r[2]) for r in (rows[:limit] if more else rows)]
         return RangeResult(kvs, more, at)
+
+    def count(self, prefix: str, *, start_after: str | None = None, revision: int = 0) -> int:
+        check_prefix(prefix)
+        check_start_after(start_after)
+        check_revision("revision", revision)
+        with self._transaction() as conn:
+            current = self._meta(conn, "revision")
+            if revision in (0, current):
+                where, params = _key_bounds("key", prefix, start_after)
+                return conn.execute(f"SELECT COUNT(*) FROM live WHERE 1{where}", params).fetchone()[0]
+        # An older revision: as the range at that revision (which also checks compaction).
+        return super().count(prefix, start_after=start_after, revision=revision)
 
     @staticmethod
     def _live_rows(conn, prefix, start_after, limit) -> list[tuple]:
@@ -378,7 +392,7 @@ class _Poller:
                     replay = store._events_after(conn, from_revision, prefix=prefix, upto=self._last)
             watcher = Watcher(prefix, from_revision, self._unsubscribe)
             for event in replay:
-                watcher._offer(event)
+                watcher.offer(event)
             self._watchers.add(watcher)
             self._start()
         self.wake()
@@ -431,7 +445,7 @@ class _Poller:
             events = store._events_after(conn, self._last, limit=_POLL_BATCH)
         for event in events:
             for watcher in list(self._watchers):
-                watcher._offer(event)
+                watcher.offer(event)
             self._last = event.revision
         return len(events) == _POLL_BATCH
 
@@ -440,7 +454,7 @@ class _Poller:
         self._last = None
         for watcher in watchers:
             watcher._on_close = None  # we hold the lock; do not call back into _unsubscribe
-            watcher._fail(error)
+            watcher.fail(error)
 
     def stop(self) -> None:
         with self._lock:

@@ -1,6 +1,7 @@
 """Watcher: the consumer side of a watch, usable from threads and from asyncio.
 
-A backend feeds a watcher with ``_offer(event)`` in revision order; the watcher
+A backend feeds a watcher with ``offer(event)`` in revision order (and ends it with
+``fail(error)``); the watcher
 keeps only events under its prefix and after its starting revision, and queues
 them until the consumer takes them. Asyncio consumers are woken through
 ``loop.call_soon_threadsafe`` so no thread is parked per watch.
@@ -37,7 +38,8 @@ class Watcher:
 
     # -- producer side (the backend) ---------------------------------------
 
-    def _offer(self, event: Event) -> None:
+    def offer(self, event: Event) -> None:
+        """Queue ``event`` if it is under the prefix and after the starting revision."""
         if event.revision <= self.from_revision:
             return
         if not event.kv.key.startswith(self.prefix):
@@ -48,7 +50,7 @@ class Watcher:
             self._events.append(event)
             self._wake()
 
-    def _fail(self, error: StorageError) -> None:
+    def fail(self, error: StorageError) -> None:
         """End the stream with ``error``, after the events already queued."""
         with self._lock:
             if not self._closed and self._error is None:
