@@ -161,6 +161,21 @@ def run_diff(live_dir: str, merged_dir: str, stdout, stderr) -> int:
     return proc.returncode
 
 
+def diff_manifests(session, manifests, options, stdout, stderr, *, show_managed_fields: bool = False,
+                   show_secrets: bool = False) -> int:
+    """Diff each manifest's live and merged versions; the diff program's exit status."""
+    from kubelite.apply.engine import Applier
+
+    applier = Applier(session, options)
+    pairs = [presentable(diff_item(applier, item), show_managed_fields, show_secrets)
+             for item in applier.prepare(manifests)]
+    live_dir, merged_dir = write_versions(pairs)
+    try:
+        return run_diff(live_dir, merged_dir, stdout, stderr)
+    finally:
+        cleanup(live_dir, merged_dir)
+
+
 def cleanup(*dirs: str) -> None:
     for directory in dirs:
         shutil.rmtree(directory, ignore_errors=True)

@@ -135,7 +135,7 @@ def apply_options(args, sess, dry_run: str):
 
 
 def _apply(args) -> int:
-    from kubelite.apply.engine import Applier
+    from kubelite.apply.run import ApplyRun, PruneOptions
 
     args._verb = "apply"
     dry_run = common.dry_run_mode(args)
@@ -157,68 +157,22 @@ def _apply(args) -> int:
         else:
             _write(common.success_line(outcome.obj, outcome.verb, dry_run))
 
-    applier = Applier(sess, options, on_outcome=report, warn=_warn)
-    items = applier.prepare(manifests)
-    applyset = None
-    if args.applyset:
-        from kubelite.apply.applyset import ApplySet
-
-        applyset = ApplySet.for_run(sess, args.applyset, namespace=sess.namespace,
-                                    namespace_explicit=sess.connection.namespace_explicit)
-        applyset.before_apply(applier, items, dry_run)
-    result = applier.run(items)
+    prune = PruneOptions(selector=args.selector, allowlist=args.prune_allowlist, applyset=args.applyset,
+                         cascade=args.cascade, grace_period=args.grace_period)
+    run = ApplyRun(sess, options, prune=prune, on_outcome=report, warn=_warn)
+    result = run.apply(manifests)
     if printed:
         _write(common.render(output, printed[0] if len(printed) == 1 else _as_list(printed)))
     if result.errors:
         return common.report(result.errors)
     if args.prune:
-        pruned = _prune(args, sess, applier, applyset, result, dry_run)
+        pruned = run.prune(result)
         for obj in pruned:
             _write(common.render(output, obj) if output.kind == "name" else
                    common.success_line(obj, "pruned", dry_run))
-        if wait and dry_run == "none":
-            from kubelite.apply.prune import wait_deleted
-
-            wait_deleted(sess, pruned, options.timeout)
+        if wait:
+            run.wait_pruned(pruned)
     return 0
-
-
-def _prune(args, sess, applier, applyset, result, dry_run: str) -> list[dict]:
-    if applyset is not None:
-        return applyset.prune(applier, result, dry_run, propagation=_propagation(args.cascade),
-                              grace_period=args.grace_period)
-    from kubelite.apply.prune import Pruner
-
-    if not args.prune_allowlist:
-        # kubectl's namespace is never empty (it defaults to "default"), so its default allowlist,
-        # which still takes cluster-scoped kinds, always draws this klog warning
-        _warn(_klog_warning("prune.go:71", "Deprecated: kubectl apply will no longer prune non-namespaced resources "
-                            "by default when used with the --namespace flag in a future release. To preserve the "
-                            "current behaviour, list the resources you want to target explicitly in the "
-                            "--prune-allowlist flag."))
-    pruner = Pruner(sess, selector=args.selector, allowlist=args.prune_allowlist,
-                    namespace_specified=sess.connection.namespace_explicit, dry_run=dry_run,
-                    grace_period=args.grace_period, propagation=_propagation(args.cascade))
-    return pruner.prune(result)
-
-
-def _klog_warning(location: str, message: str) -> str:
-    """klog's text header for a warning: severity, date, time, pid, source location."""
-    import datetime
-    import os
-
-    now = datetime.datetime.now()
-    return f"W{now:%m%d %H:%M:%S}.{now.microsecond:06d} {os.getpid():>7} {location}] {message}"
-
-
-def _propagation(cascade: str) -> str:
-    table = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan", "true": "Background",
-             "false": "Orphan"}
-    try:
-        return table[str(cascade).lower()]
-    except KeyError:
-        raise common.CommandError(f'error: invalid cascade value ({cascade}). Must be "background", '
-                                  '"foreground", or "orphan".') from None
 
 
 def _as_list(objects: list[dict]) -> dict:
@@ -238,7 +192,7 @@ def _warn(text: str) -> None:
 
 def read_manifests(args, verb: str) -> list:
     """Objects of -f/-R/-k (each with .obj and .source); kubectl's errors otherwise."""
-    from kubelite.manifest import read_sources
+    from kubelite.apply.sources import files
 
     if args.kustomize and args.filename:
         raise common.CommandError("error: only one of -f or -k can be specified")
@@ -246,19 +200,14 @@ def read_manifests(args, verb: str) -> list:
         return kustomize_manifests(args.kustomize)
     if not args.filename:
         raise common.CommandError("error: must specify one of -f and -k")
-    return read_sources(args.filename, recursive=args.recursive, verb=verb)
+    return files(args.filename, recursive=args.recursive, verb=verb)
 
 
 def kustomize_manifests(directory: str) -> list:
     """The objects a kustomization builds, as manifests whose source is the directory."""
-    from kubelite.manifest import Manifest
+    from kubelite.apply.sources import kustomized
 
-    try:
-        from kubelite.kustomize import build
-    except ImportError:
-        raise common.CommandError("error: -k is not available in this kubelite (kustomize support missing)") \
-            from None
-    return [Manifest(obj, directory, i, 1) for i, obj in enumerate(build(directory, warn=kustomize_warning))]
+    return kustomized(directory, warn=kustomize_warning)
 
 
 def kustomize_warning(line: str) -> None:

@@ -74,8 +74,8 @@ def _diff_or_fail(args) -> int:
 
 
 def _diff(args) -> int:
-    from kubelite.apply import diff
-    from kubelite.apply.engine import FIELD_MANAGER, Applier, ApplyOptions
+    from kubelite.apply.diff import diff_manifests
+    from kubelite.apply.engine import FIELD_MANAGER, ApplyOptions
     from kubelite.cli.apply import read_manifests
 
     args._verb = "diff"
@@ -87,14 +87,8 @@ def _diff(args) -> int:
     sess = common.session(args)
     options = ApplyOptions(field_manager=args.field_manager or FIELD_MANAGER, selector=args.selector,
                            namespace=sess.namespace, enforce_namespace=sess.connection.namespace_explicit)
-    applier = Applier(sess, options)
-    pairs = [diff.presentable(diff.diff_item(applier, item), args.show_managed_fields, args.show_secret)
-             for item in applier.prepare(manifests)]
-    live_dir, merged_dir = diff.write_versions(pairs)
-    try:
-        return diff.run_diff(live_dir, merged_dir, sys.stdout, sys.stderr)
-    finally:
-        diff.cleanup(live_dir, merged_dir)
+    return diff_manifests(sess, manifests, options, sys.stdout, sys.stderr,
+                          show_managed_fields=args.show_managed_fields, show_secrets=args.show_secret)
 
 
 if __name__ == "__main__":
