@@ -650,6 +650,10 @@ class APIServer:
                 merged["status"] = new["status"]
             else:
                 merged.pop("status", None)
+            if r.group == "apps" and r.resource == "deployments" and "annotations" in meta:
+                # The Deployment status strategy resets only spec and labels: the controller
+                # writes the revision annotation with its status.
+                merged["metadata"]["annotations"] = meta["annotations"]
             from kubelite.server.admission import defaults
 
             return defaults.apply_defaults(merged)

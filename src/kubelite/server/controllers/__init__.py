@@ -8,6 +8,7 @@ from __future__ import annotations
 
 def default_controllers() -> list[type]:
     from kubelite.server.controllers.crd import CRDRegistryController
+    from kubelite.server.controllers.deployment import DeploymentController
     from kubelite.server.controllers.garbagecollector import GarbageCollector
     from kubelite.server.controllers.job import JobController
     from kubelite.server.controllers.namespace import NamespaceController
@@ -15,4 +16,4 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.serviceaccount import RootCAPublisher, ServiceAccountController
 
     return [CRDRegistryController, JobController, GarbageCollector, NamespaceController, RootCAPublisher,
-            ServiceAccountController, ReplicaSetController, ReplicationControllerController]
+            ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController]
