@@ -9,6 +9,8 @@ from __future__ import annotations
 def default_controllers() -> list[type]:
     from kubelite.server.controllers.crd import CRDRegistryController
     from kubelite.server.controllers.deployment import DeploymentController
+    from kubelite.server.controllers.endpoints import EndpointsController
+    from kubelite.server.controllers.endpointslice import EndpointSliceController, EndpointSliceMirroringController
     from kubelite.server.controllers.garbagecollector import GarbageCollector
     from kubelite.server.controllers.job import JobController
     from kubelite.server.controllers.namespace import NamespaceController
@@ -16,4 +18,5 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.serviceaccount import RootCAPublisher, ServiceAccountController
 
     return [CRDRegistryController, JobController, GarbageCollector, NamespaceController, RootCAPublisher,
-            ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController]
+            ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
+            EndpointsController, EndpointSliceController, EndpointSliceMirroringController]
