@@ -47,13 +47,40 @@ def _bind(api, request, r, namespace: str, name: str, body: dict):
     if not node:
         raise errors.invalid("", "Binding", name, [{"reason": "FieldValueRequired",
                                                      "message": "Required value", "field": "target.name"}])
+    uid = (body.get("metadata") or {}).get("uid") if isinstance(body.get("metadata"), dict) else None
+    bind(api, namespace, name, node, uid=uid, r=r)
+    return json_response(errors.success_status(code=201), status=201, request=request)
+
+
+def bind(api, namespace: str, name: str, node: str, *, uid: str | None = None, r=None) -> dict:
+    """Assign the Pod to `node` as the binding REST does: once only, never a terminating Pod, and
+    the PodScheduled condition set True."""
+    r = r or api.registry.lookup("", "v1", "pods")
     pod = api.get(r, namespace, name)
+    meta = pod.get("metadata") or {}
+    if uid and meta.get("uid") != uid:
+        raise errors.conflict("", "pods/binding", name,
+                              f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid')}")
     current = (pod.get("spec") or {}).get("nodeName")
     if current:
         raise errors.conflict("", "pods/binding", name,
                               f'pod {name} is already assigned to node "{current}"')
-    api.set_node_name(r, pod, node)
-    return json_response(errors.success_status(code=201), status=201, request=request)
+    if meta.get("deletionTimestamp"):
+        raise errors.conflict("", "pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host")
+    _set_scheduled(pod, api.clock.rfc3339())
+    return api.set_node_name(r, pod, node)
+
+
+def _set_scheduled(pod: dict, now: str) -> None:
+    conditions = pod.setdefault("status", {}).setdefault("conditions", [])
+    for cond in conditions:
+        if cond.get("type") == "PodScheduled":
+            if cond.get("status") != "True":
+                cond.update(status="True", lastTransitionTime=now)
+            cond.pop("reason", None)
+            cond.pop("message", None)
+            return
+    conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": now})
 
 
 def _evict(api, request, r, namespace: str, name: str, body: dict):

@@ -1,0 +1,227 @@
+"""The simulated kubelet of the simulated nodes: pod lifecycles as stages (as kwok's), no containers.
+
+A Pod bound to one of the cluster's simulated nodes goes, in one status PATCH (strategic merge,
+field manager `kubelite-kubelet`, subresource status — the reference cluster's simulated kubelet
+did the same under the name `simulated-kubelet`), straight to `Running`: `startTime`,
+`hostIP(s)` (the node's address), `podIP(s)` from the node's 10.244.N.0/24 (the host's for
+hostNetwork pods), the five conditions True, init containers terminated `Completed` (restartable
+ones running), every container running, ready and started with a fake `imageID` and
+`containerID`.
+
+Completion (a second PATCH, COMPLETE_AFTER seconds later on the cluster's clock):
+- a Pod owned by a Job goes `Succeeded` (exit code 0, reason Completed);
+- a Pod annotated `sim.kubelite.io/complete: "Succeeded"` or `"Failed"` goes to that phase
+  (Failed: exit code 1, reason Error); the reference corpus's `sim.example.com/complete` is
+  accepted too. `sim.kubelite.io/complete: "Running"` keeps a Job's pod running.
+
+Graceful deletion: a Pod with a `deletionTimestamp` on a simulated node is deleted at once with
+grace period 0 (the reference did the same); the API server already removes unbound pods itself.
+Pods bound to a node the cluster does not simulate are left alone, as with a node whose kubelet is
+down.
+
+What the containers "print" is served by pods/log (handlers/pods.py, server/podlogs.py).
+"""
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+
+from kubelite.server.controllers.base import STRATEGIC, Controller, object_key, split_key
+from kubelite.server.controllers.nodes import node_address, pod_cidr, simulated_nodes
+from kubelite.server.errors import StatusError
+
+MANAGER = "kubelite-kubelet"
+COMPLETE_ANNOTATION = "sim.kubelite.io/complete"
+COMPLETE_ANNOTATIONS = (COMPLETE_ANNOTATION, "sim.example.com/complete")
+# Seconds from Running to Succeeded/Failed: "about 1 s" in the reference, just after the Job
+# controller's 1 s batch has seen the pod ready.
+COMPLETE_AFTER = 1.05
+_TERMINAL = ("Succeeded", "Failed")
+
+
+def container_id(pod: dict, container: str) -> str:
+    seed = f"{(pod.get('metadata') or {}).get('uid')}/{container}"
+    return "containerd://" + hashlib.sha256(seed.encode()).hexdigest()
+
+
+def image_id(image: str) -> str:
+    return f"{image}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
+
+
+def wanted_completion(pod: dict) -> str | None:
+    """"Succeeded", "Failed", or None when the pod keeps running."""
+    annotations = (pod.get("metadata") or {}).get("annotations") or {}
+    for key in COMPLETE_ANNOTATIONS:
+        value = annotations.get(key)
+        if value in _TERMINAL:
+            return value
+        if value == "Running":
+            return None
+    for ref in (pod.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller") and ref.get("kind") == "Job" and str(ref.get("apiVersion", "")).startswith("batch/"):
+            return "Succeeded"
+    return None
+
+
+def _condition(kind: str, status: str, now: str, reason: str | None = None) -> dict:
+    cond = {"type": kind, "status": status, "lastProbeTime": None, "lastTransitionTime": now}
+    if reason:
+        cond["reason"] = reason
+    return cond
+
+
+def _order(types: list[str]) -> list[dict]:
+    return [{"type": t} for t in types]
+
+
+_CONDITION_ORDER = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
+_FINAL_ORDER = ["Initialized", "Ready", "ContainersReady", "PodReadyToStartContainers", "PodScheduled"]
+
+
+def running_status(pod: dict, host_ip: str, pod_ip: str, now: str) -> dict:
+    """The status patch that takes a bound pod to Running."""
+    spec = pod.get("spec") or {}
+    init_statuses = []
+    for c in spec.get("initContainers") or []:
+        cid = container_id(pod, c.get("name"))
+        if c.get("restartPolicy") == "Always":  # a sidecar keeps running
+            state = {"running": {"startedAt": now}}
+            ready, started = True, True
+        else:
+            state = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now, "finishedAt": now,
+                                    "containerID": cid}}
+            ready, started = True, False
+        init_statuses.append(_container_status(c, cid, state, ready, started))
+    statuses = [_container_status(c, container_id(pod, c.get("name")), {"running": {"startedAt": now}}, True, True)
+                for c in spec.get("containers") or []]
+    status = {
+        "$setElementOrder/conditions": _order(_CONDITION_ORDER),
+        "conditions": [_condition(t, "True", now) for t in _CONDITION_ORDER[:4]],
+        "containerStatuses": statuses,
+        "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
+        "phase": "Running",
+        "podIP": pod_ip, "podIPs": [{"ip": pod_ip}],
+        "startTime": now,
+    }
+    if init_statuses:
+        status["initContainerStatuses"] = init_statuses
+    return status
+
+
+def completed_status(pod: dict, phase: str, now: str) -> dict:
+    """The status patch that ends a running pod in `phase`."""
+    failed = phase == "Failed"
+    reason = "PodFailed" if failed else "PodCompleted"
+    statuses = []
+    for cs in (pod.get("status") or {}).get("containerStatuses") or []:
+        started_at = ((cs.get("state") or {}).get("running") or {}).get("startedAt") or now
+        done = dict(cs)
+        done.update(ready=False, started=False, state={"terminated": {
+            "containerID": cs.get("containerID"), "exitCode": 1 if failed else 0, "finishedAt": now,
+            "reason": "Error" if failed else "Completed", "startedAt": started_at}})
+        statuses.append(done)
+    return {
+        "$setElementOrder/conditions": _order(_FINAL_ORDER),
+        "conditions": [_condition("Ready", "False", now, reason), _condition("ContainersReady", "False", now, reason),
+                       _condition("PodReadyToStartContainers", "False", now)],
+        "containerStatuses": statuses,
+        "phase": phase,
+    }
+
+
+def _container_status(container: dict, cid: str, state: dict, ready: bool, started: bool) -> dict:
+    image = container.get("image") or ""
+    return {"name": container.get("name"), "state": state, "lastState": {}, "ready": ready, "restartCount": 0,
+            "image": image, "imageID": image_id(image), "containerID": cid, "started": started}
+
+
+class SimulatedKubelet(Controller):
+    name = "simulated-kubelet"
+    manager = MANAGER
+    component = "kubelet"
+    watches = ("pods",)
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._ips: dict[str, str] = {}  # pod key -> IP handed out and not yet seen in the cache
+        self._started: dict[str, float] = {}  # pod uid -> clock time it went Running (sub-second)
+
+    def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
+        key = object_key(obj)
+        if event_type == "DELETED":
+            self._ips.pop(key, None)
+            self._started.pop((obj.get("metadata") or {}).get("uid"), None)
+            return
+        if (obj.get("spec") or {}).get("nodeName") in simulated_nodes(self.ctx.options):
+            self.queue.add(key)
+
+    def sync(self, key: str) -> None:
+        ns, name = split_key(key)
+        pod = self.cache.get("pods", ns, name)
+        if pod is None:
+            return
+        nodes = simulated_nodes(self.ctx.options)
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        if node_name not in nodes:
+            return
+        meta = pod["metadata"]
+        if meta.get("deletionTimestamp"):
+            self.client.delete("pods", ns, name, uid=meta.get("uid"), grace=0)
+            return
+        status = pod.get("status") or {}
+        phase = status.get("phase")
+        if phase in _TERMINAL:
+            self._ips.pop(key, None)  # its address may be handed out again
+            return
+        if phase != "Running" or not status.get("startTime"):
+            self._start(pod, nodes[node_name], key)
+            return
+        wanted = wanted_completion(pod)
+        if wanted is None:
+            return
+        started = self._started.get(meta.get("uid"))
+        if started is None:
+            started = _started_at(pod) or self.clock.time()
+        due = started + COMPLETE_AFTER - self.clock.time()
+        if due > 0:
+            self.queue.add_after(key, due)
+            return
+        self._patch_status(pod, completed_status(pod, wanted, self.clock.rfc3339()))
+
+    def _start(self, pod: dict, node_index: int, key: str) -> None:
+        host_ip = node_address(node_index)
+        if (pod.get("spec") or {}).get("hostNetwork"):
+            pod_ip = host_ip
+        else:
+            pod_ip = self._ips.get(key) or self._allocate_ip(node_index, (pod.get("spec") or {}).get("nodeName"))
+            self._ips[key] = pod_ip
+        self._patch_status(pod, running_status(pod, host_ip, pod_ip, self.clock.rfc3339()))
+        self._started[pod["metadata"].get("uid")] = self.clock.time()
+        if wanted_completion(pod) is not None:
+            self.queue.add_after(key, COMPLETE_AFTER)
+
+    def _allocate_ip(self, node_index: int, node_name: str) -> str:
+        used = set(self._ips.values())
+        for p in self.cache.list("pods", where=lambda p: (p.get("spec") or {}).get("nodeName") == node_name):
+            if (p.get("status") or {}).get("phase") not in _TERMINAL and (p.get("status") or {}).get("podIP"):
+                used.add(p["status"]["podIP"])
+        network = ipaddress.ip_network(pod_cidr(node_index))
+        for host in list(network.hosts())[1:]:  # .1 is the node's bridge
+            if str(host) not in used:
+                return str(host)
+        raise RuntimeError(f"no pod IP left on {node_name}")
+
+    def _patch_status(self, pod: dict, status: dict) -> None:
+        meta = pod["metadata"]
+        try:
+            self.client.patch("pods", meta["namespace"], meta["name"], {"status": status}, STRATEGIC,
+                              subresource="status")
+        except StatusError as err:
+            if err.code != 404:
+                raise
+
+
+def _started_at(pod: dict) -> float | None:
+    from kubelite.server.clock import parse_time
+
+    return parse_time((pod.get("status") or {}).get("startTime"))

@@ -1,0 +1,55 @@
+"""Resource arithmetic the scheduler needs: a pod's requests and a node's allocatable, as numbers.
+
+A pod requests, per resource, the larger of the sum over its containers (plus restartable init
+containers, which keep running) and the largest single init container, plus its overhead — the
+rule kube-scheduler's resource fit applies.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from kubelite.quantity import QuantityError, quantity_value
+
+
+def _amount(value) -> Fraction:
+    try:
+        return quantity_value(value)
+    except (QuantityError, ValueError, TypeError, ZeroDivisionError):
+        return Fraction(0)
+
+
+def _requests(container: dict) -> dict[str, Fraction]:
+    resources = container.get("resources") or {}
+    # A limit with no request requests the limit (defaulting does this; older objects may lack it).
+    merged = dict(resources.get("limits") or {})
+    merged.update(resources.get("requests") or {})
+    return {name: _amount(value) for name, value in merged.items()}
+
+
+def pod_requests(pod: dict) -> dict[str, Fraction]:
+    spec = pod.get("spec") or {}
+    total: dict[str, Fraction] = {}
+    for container in spec.get("containers") or []:
+        for name, amount in _requests(container).items():
+            total[name] = total.get(name, 0) + amount
+    sidecars: dict[str, Fraction] = {}
+    for init in spec.get("initContainers") or []:
+        requests = _requests(init)
+        if init.get("restartPolicy") == "Always":
+            for name, amount in requests.items():
+                sidecars[name] = sidecars.get(name, 0) + amount
+            continue
+        for name, amount in requests.items():
+            # An init container runs beside the sidecars started before it.
+            total[name] = max(total.get(name, 0), amount + sidecars.get(name, 0))
+    for name, amount in sidecars.items():
+        total[name] = total.get(name, 0) + amount
+    for name, value in (spec.get("overhead") or {}).items():
+        total[name] = total.get(name, 0) + _amount(value)
+    return total
+
+
+def node_allocatable(node: dict) -> dict[str, Fraction]:
+    status = node.get("status") or {}
+    source = status.get("allocatable") or status.get("capacity") or {}
+    return {name: _amount(value) for name, value in source.items()}

@@ -1,0 +1,297 @@
+"""The scheduler (kube-scheduler's `default-scheduler`): binds pending Pods to nodes.
+
+A Pod with no `spec.nodeName` whose `schedulerName` is `default-scheduler` is filtered against
+every Node as the default plugins do — cordon (`spec.unschedulable`), `nodeSelector` and required
+node affinity, NoSchedule/NoExecute taints against tolerations, the node's pod count, and the
+sum of the requests of the pods on it against `allocatable` — then bound through `pods/binding`
+to the feasible node with the least requested (ties by name). Binding is recorded as a
+`Scheduled` Event; a Pod no node fits gets the `PodScheduled=False` condition (reason
+`Unschedulable`) and a `FailedScheduling` Event with kube-scheduler's message, and is tried again
+whenever a Node or a Pod changes. Events have the shape the real scheduler's events.k8s.io/v1
+recorder gives them (reporting controller `default-scheduler`, field manager `kube-scheduler`).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from kubelite.server.controllers.base import STRATEGIC, Controller, object_key, split_key
+from kubelite.server.controllers.resources import node_allocatable, pod_requests
+from kubelite.server.errors import StatusError
+
+SCHEDULER_NAME = "default-scheduler"
+REPORTING_INSTANCE = "default-scheduler-kubelite"
+
+# Why a node does not fit, as kube-scheduler words it; the second value says whether preempting
+# lower-priority pods could ever help (it cannot for node-level mismatches).
+UNSCHEDULABLE = ("node(s) were unschedulable", False)
+AFFINITY = ("node(s) didn't match Pod's node affinity/selector", False)
+TOO_MANY_PODS = ("Too many pods", True)
+
+
+def is_pending(pod: dict) -> bool:
+    spec = pod.get("spec") or {}
+    meta = pod.get("metadata") or {}
+    return (not spec.get("nodeName") and not meta.get("deletionTimestamp")
+            and (spec.get("schedulerName") or SCHEDULER_NAME) == SCHEDULER_NAME
+            and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"))
+
+
+class Scheduler(Controller):
+    name = "scheduler"
+    manager = "kube-scheduler"
+    component = SCHEDULER_NAME
+    watches = ("pods", "nodes")
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        # Pods bound but not yet seen bound in the cache (the real scheduler's "assumed" pods),
+        # so that two pods scheduled back to back both count against a node.
+        self._assumed: dict[str, tuple[str, dict]] = {}
+        self._unschedulable: set[str] = set()
+
+    # -- events --------------------------------------------------------------------------------
+
+    def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
+        if rid == "nodes":
+            self._retry_unschedulable()
+            return
+        key = object_key(obj)
+        if event_type == "DELETED" or not is_pending(obj):
+            self._unschedulable.discard(key)
+            if (obj.get("spec") or {}).get("nodeName") or event_type == "DELETED":
+                self._assumed.pop(key, None)
+            if event_type == "DELETED" or (old is not None and not (old.get("spec") or {}).get("nodeName")):
+                # Room was made (a pod left a node) or taken: pending pods may fit now.
+                self._retry_unschedulable()
+            return
+        if key not in self._unschedulable:
+            self.queue.add(key)
+
+    def _retry_unschedulable(self) -> None:
+        for key in sorted(self._unschedulable):
+            self.queue.add(key)
+        self._unschedulable.clear()
+
+    # -- scheduling one pod --------------------------------------------------------------------
+
+    def sync(self, key: str) -> None:
+        ns, name = split_key(key)
+        pod = self.cache.get("pods", ns, name)
+        if pod is None or not is_pending(pod) or key in self._assumed:
+            return
+        nodes = sorted(self.cache.list("nodes"), key=lambda n: n["metadata"]["name"])
+        usage = self._usage()
+        feasible, reasons = [], Counter()
+        for node in nodes:
+            why = self._misfit(pod, node, usage.get(node["metadata"]["name"]))
+            if why is None:
+                feasible.append(node)
+            else:
+                reasons[why] += 1
+        if not feasible:
+            self._fail(pod, key, len(nodes), reasons)
+            return
+        node = min(feasible, key=lambda n: (_load(n, usage.get(n["metadata"]["name"])), n["metadata"]["name"]))
+        self._bind(pod, key, node["metadata"]["name"])
+
+    def _usage(self) -> dict[str, dict]:
+        """Node name -> {"pods": n, resource: requested} over the pods that hold a place there."""
+        usage: dict[str, dict] = {}
+        placed = {object_key(p): ((p.get("spec") or {}).get("nodeName"), p) for p in self.cache.list("pods")
+                  if (p.get("spec") or {}).get("nodeName")}
+        placed.update(self._assumed)
+        for node_name, pod in placed.values():
+            if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            used = usage.setdefault(node_name, {"pods": 0})
+            used["pods"] += 1
+            for resource, amount in pod_requests(pod).items():
+                used[resource] = used.get(resource, 0) + amount
+        return usage
+
+    def _misfit(self, pod: dict, node: dict, used: dict | None) -> tuple[str, bool] | None:
+        """Why `pod` does not fit on `node` (the first failing filter), or None if it fits."""
+        spec = pod.get("spec") or {}
+        if (node.get("spec") or {}).get("unschedulable") and not _tolerates_unschedulable(spec):
+            return UNSCHEDULABLE
+        if not matches_node_selector(spec, node):
+            return AFFINITY
+        taint = untolerated_taint(spec.get("tolerations") or [], (node.get("spec") or {}).get("taints") or [])
+        if taint is not None:
+            return (f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}", False)
+        used = used or {"pods": 0}
+        allocatable = node_allocatable(node)
+        if used["pods"] + 1 > allocatable.get("pods", 0):
+            return TOO_MANY_PODS
+        for resource, amount in sorted(pod_requests(pod).items()):
+            if amount and used.get(resource, 0) + amount > allocatable.get(resource, 0):
+                return (f"Insufficient {resource}", True)
+        return None
+
+    def _bind(self, pod: dict, key: str, node_name: str) -> None:
+        from kubelite.server.handlers.pods import bind
+
+        meta = pod["metadata"]
+        try:
+            bind(self.ctx.api, meta["namespace"], meta["name"], node_name, uid=meta.get("uid"))
+        except StatusError as err:
+            if err.code in (404, 409):
+                return  # gone, or bound by someone else meanwhile
+            raise
+        self._assumed[key] = (node_name, pod)
+        self._unschedulable.discard(key)
+        self._event(pod, "Normal", "Scheduled", "Binding",
+                    f"Successfully assigned {meta['namespace']}/{meta['name']} to {node_name}")
+
+    def _fail(self, pod: dict, key: str, total: int, reasons: Counter) -> None:
+        message = failure_message(total, reasons)
+        self._unschedulable.add(key)
+        meta = pod["metadata"]
+        current = _condition(pod, "PodScheduled")
+        if not (current and current.get("status") == "False" and current.get("message") == message):
+            transition = current.get("lastTransitionTime") if current and current.get("status") == "False" else None
+            condition = {"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                         "lastTransitionTime": transition or self.clock.rfc3339(),
+                         "reason": "Unschedulable", "message": message}
+            try:
+                self.client.patch("pods", meta["namespace"], meta["name"],
+                                  {"status": {"conditions": [condition]}}, STRATEGIC, subresource="status")
+            except StatusError as err:
+                if err.code != 404:
+                    raise
+                return
+        self._event(pod, "Warning", "FailedScheduling", "Scheduling", message)
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def _event(self, pod: dict, event_type: str, reason: str, action: str, note: str) -> None:
+        """The Event as kube-scheduler's events.k8s.io/v1 recorder leaves it, seen through core/v1:
+        no source, no first/last timestamps or count, an eventTime, action and reporting fields.
+        (Written through core/v1: kubelite does not yet store the two Event APIs as one.)"""
+        meta = pod["metadata"]
+        regarding = {"kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
+                     "uid": meta.get("uid"), "apiVersion": "v1", "resourceVersion": meta.get("resourceVersion")}
+        event = {
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": f"{meta['name']}.{int(self.clock.time() * 1e9):x}",
+                         "namespace": meta["namespace"]},
+            "involvedObject": {k: v for k, v in regarding.items() if v},
+            "reason": reason, "message": note, "source": {}, "firstTimestamp": None, "lastTimestamp": None,
+            "type": event_type, "eventTime": self.clock.rfc3339_micro(), "action": action,
+            "reportingComponent": SCHEDULER_NAME, "reportingInstance": REPORTING_INSTANCE,
+        }
+        try:
+            self.client.create("events", event)
+        except StatusError:
+            pass  # events are best effort (a terminating namespace refuses them)
+
+
+def failure_message(total: int, reasons: Counter) -> str:
+    """kube-scheduler's FitError text: the filters' reasons, then what preemption concluded."""
+    filtered = sorted(f"{n} {reason}" for (reason, _), n in reasons.items())
+    text = f"0/{total} nodes are available"
+    text += f": {', '.join(filtered)}." if filtered else "."
+    helpless = sum(n for (_, might_help), n in reasons.items() if not might_help)
+    no_victims = sum(n for (_, might_help), n in reasons.items() if might_help)
+    parts = []
+    if helpless:
+        parts.append(f"{helpless} Preemption is not helpful for scheduling")
+    if no_victims:
+        parts.append(f"{no_victims} No preemption victims found for incoming pod")
+    if parts:
+        text += f" preemption: 0/{total} nodes are available: {', '.join(sorted(parts))}."
+    return text
+
+
+def _load(node: dict, used: dict | None) -> float:
+    """Fraction of the node's allocatable cpu and memory requested (lower is better)."""
+    allocatable = node_allocatable(node)
+    used = used or {}
+    fractions = [used.get(r, 0) / allocatable[r] for r in ("cpu", "memory") if allocatable.get(r)]
+    pods = used.get("pods", 0) / allocatable["pods"] if allocatable.get("pods") else 0
+    return (sum(fractions) / len(fractions) if fractions else 0) + pods * 1e-3
+
+
+def _condition(pod: dict, kind: str) -> dict | None:
+    for cond in (pod.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == kind:
+            return cond
+    return None
+
+
+def _tolerates_unschedulable(spec: dict) -> bool:
+    taint = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    return any(tolerates(t, taint) for t in spec.get("tolerations") or [])
+
+
+# -- node selection ----------------------------------------------------------------------------
+
+def matches_node_selector(spec: dict, node: dict) -> bool:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    for key, value in (spec.get("nodeSelector") or {}).items():
+        if labels.get(key) != value:
+            return False
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    terms = required.get("nodeSelectorTerms")
+    if terms is None:
+        return True
+    # The terms are ORed; an empty term matches nothing.
+    return any(_term_matches(term, node, labels) for term in terms or [])
+
+
+def _term_matches(term: dict, node: dict, labels: dict) -> bool:
+    expressions = term.get("matchExpressions") or []
+    fields = term.get("matchFields") or []
+    if not expressions and not fields:
+        return False
+    fields_of_node = {"metadata.name": (node.get("metadata") or {}).get("name")}
+    return (all(_requirement(e, labels) for e in expressions)
+            and all(_requirement(f, fields_of_node) for f in fields))
+
+
+def _requirement(req: dict, labels: dict) -> bool:
+    key, op, values = req.get("key"), req.get("operator"), req.get("values") or []
+    present = key in labels
+    value = labels.get(key)
+    if op == "In":
+        return present and value in values
+    if op == "NotIn":
+        return not present or value not in values
+    if op == "Exists":
+        return present
+    if op == "DoesNotExist":
+        return not present
+    if op in ("Gt", "Lt"):
+        try:
+            have, want = int(value), int(values[0])
+        except (TypeError, ValueError, IndexError):
+            return False
+        return have > want if op == "Gt" else have < want
+    return False
+
+
+def tolerates(toleration: dict, taint: dict) -> bool:
+    """Does one toleration tolerate one taint (v1 ToleratesTaint)?"""
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Exists":
+        return True
+    if operator == "Equal":
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return False
+
+
+def untolerated_taint(tolerations: list, taints: list) -> dict | None:
+    """The first NoSchedule/NoExecute taint no toleration tolerates."""
+    for taint in taints:
+        if taint.get("effect") not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(tolerates(t, taint) for t in tolerations):
+            return taint
+    return None

@@ -1,0 +1,82 @@
+"""Simulated nodes: registration, Leases renewed on the cluster's clock, and the node lifecycle
+marking a node whose Lease is not renewed unreachable."""
+from __future__ import annotations
+
+from kubelite.server.clock import FakeClock, parse_time
+from kubelite.server.cluster import Cluster
+from kubelite.server.controllers.nodes import GRACE_PERIOD, RENEW_INTERVAL, node_names
+from tests.controllers.sim_support import pod
+
+LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
+
+
+def _ready(node: dict) -> str:
+    return [c for c in node["status"]["conditions"] if c["type"] == "Ready"][0]["status"]
+
+
+def test_the_default_node_is_the_reference_node_a(cluster, api):
+    assert cluster.settle()
+    (node,) = api.get("/api/v1/nodes").json()["items"]
+    assert node["metadata"]["name"] == "node-a"
+    assert node["status"]["capacity"] == {"cpu": "8", "memory": "32Gi", "pods": "110"}
+    assert node["status"]["allocatable"] == node["status"]["capacity"]
+    assert _ready(node) == "True" and not node["spec"].get("taints")
+    assert {"type": "InternalIP", "address": "127.0.0.1"} in node["status"]["addresses"]
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.32.13"
+    assert node["metadata"]["labels"]["kubernetes.io/hostname"] == "node-a"
+
+
+def test_node_names_and_count():
+    assert node_names(3) == ["node-a", "node-b", "node-c"]
+    assert node_names(28)[-2:] == ["node-aa", "node-ab"]
+    with Cluster("memory://", clock=FakeClock(), nodes=3) as cluster, cluster.http_client() as api:
+        cluster.settle()
+        names = [n["metadata"]["name"] for n in api.get("/api/v1/nodes").json()["items"]]
+        assert names == ["node-a", "node-b", "node-c"]
+        cidrs = {n["spec"]["podCIDR"] for n in api.get("/api/v1/nodes").json()["items"]}
+        assert cidrs == {"10.244.0.0/24", "10.244.1.0/24", "10.244.2.0/24"}
+
+
+def test_leases_are_renewed_on_the_cluster_clock(cluster, api):
+    cluster.settle()
+    first = api.get(f"{LEASES}/node-a").json()
+    assert first["spec"]["holderIdentity"] == "node-a" and first["spec"]["leaseDurationSeconds"] == 40
+    assert first["metadata"]["ownerReferences"][0]["kind"] == "Node"
+    cluster.advance(RENEW_INTERVAL - 1)
+    assert api.get(f"{LEASES}/node-a").json()["spec"]["renewTime"] == first["spec"]["renewTime"]
+    cluster.advance(1)
+    renewed = api.get(f"{LEASES}/node-a").json()["spec"]["renewTime"]
+    assert parse_time(renewed) - parse_time(first["spec"]["renewTime"]) == RENEW_INTERVAL
+
+
+def test_a_deleted_simulated_node_registers_again(cluster, api):
+    cluster.settle()
+    assert api.delete("/api/v1/nodes/node-a").status_code == 200
+    cluster.settle()
+    assert api.get("/api/v1/nodes/node-a").status_code == 200
+
+
+def test_a_node_without_a_kubelet_becomes_unreachable(cluster, api):
+    cluster.settle()
+    body = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "orphan"},
+            "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "10"},
+                       "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                       "message": "kubelet is posting ready status"}]}}
+    assert api.post("/api/v1/nodes", json=body).status_code == 201
+    cluster.settle()  # the lifecycle controller sees the node now
+    cluster.advance(GRACE_PERIOD - 1)
+    assert not (api.get("/api/v1/nodes/orphan").json().get("spec") or {}).get("taints")
+    cluster.advance(1)
+    node = api.get("/api/v1/nodes/orphan").json()
+    assert _ready(node) == "Unknown"
+    (cond,) = [c for c in node["status"]["conditions"] if c["type"] == "Ready"]
+    assert cond["reason"] == "NodeStatusUnknown" and cond["message"] == "Kubelet stopped posting node status."
+    assert {(t["key"], t["effect"]) for t in node["spec"]["taints"]} == {
+        ("node.kubernetes.io/unreachable", "NoSchedule"), ("node.kubernetes.io/unreachable", "NoExecute")}
+    # node-a keeps renewing: still Ready after the same time, and new pods go there, not to the orphan.
+    assert _ready(api.get("/api/v1/nodes/node-a").json()) == "True"
+    for i in range(3):
+        assert api.post("/api/v1/namespaces/default/pods", json=pod(f"p{i}")).status_code == 201
+    cluster.settle()
+    placed = {api.get(f"/api/v1/namespaces/default/pods/p{i}").json()["spec"]["nodeName"] for i in range(3)}
+    assert placed == {"node-a"}

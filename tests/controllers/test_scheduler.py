@@ -1,0 +1,168 @@
+"""The scheduler: binding, Scheduled / FailedScheduling events and the PodScheduled condition as the
+reference kube-scheduler wrote them, and the filters (selector, affinity, taints, cordon, resources)."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from kubelite.server.clock import FakeClock
+from kubelite.server.cluster import Cluster
+from kubelite.server.controllers.scheduler import AFFINITY, failure_message
+from tests.controllers.sim_support import events_for, pod, reference_stream
+
+NS = "/api/v1/namespaces/default/pods"
+NOT_HELPFUL = "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+
+
+def _reference_event(case: str, reason: str) -> dict:
+    for e in reference_stream(case):
+        if e["resource"] == "events" and e["object"]["reason"] == reason:
+            return e["object"]
+    raise AssertionError(reason)
+
+
+def _reference_condition(case: str) -> dict:
+    for e in reference_stream(case):
+        for cond in (e["object"].get("status") or {}).get("conditions") or []:
+            if e["resource"] == "pods" and cond["type"] == "PodScheduled" and cond["status"] == "False":
+                return cond
+    raise AssertionError("no PodScheduled=False")
+
+
+def _shape(event: dict) -> dict:
+    keep = ("type", "reason", "action", "reportingComponent", "source", "firstTimestamp", "lastTimestamp")
+    out = {k: event.get(k) for k in keep}
+    out["involvedObject"] = sorted(event["involvedObject"])
+    return out
+
+
+def test_binds_and_records_scheduled_as_the_reference(cluster, api):
+    assert api.post(NS, json=pod("web")).status_code == 201
+    assert cluster.settle()
+    assert api.get(f"{NS}/web").json()["spec"]["nodeName"] == "node-a"
+    (event,) = [e for e in events_for(api, "default", "web") if e["reason"] == "Scheduled"]
+    ref = _reference_event("deploy-create-3", "Scheduled")
+    assert event["message"] == "Successfully assigned default/web to node-a"
+    assert ref["message"].startswith("Successfully assigned pub-deploy-create-3/web-")
+    assert _shape(event) == _shape(ref)
+    assert event["eventTime"].endswith("Z") and "." in event["eventTime"]
+
+
+def test_unmatched_node_selector_fails_with_the_reference_message(cluster, api):
+    assert api.post(NS, json=pod("web", nodeSelector={"pub.example.com/no-such-node": "true"})).status_code == 201
+    assert cluster.settle()
+    got = api.get(f"{NS}/web").json()
+    assert "nodeName" not in got["spec"]
+    (cond,) = [c for c in got["status"]["conditions"] if c["type"] == "PodScheduled"]
+    ref = _reference_condition("deploy-progress-deadline")
+    assert {k: v for k, v in cond.items() if k != "lastTransitionTime"} == \
+        {k: v for k, v in ref.items() if k != "lastTransitionTime"}
+    (event,) = [e for e in events_for(api, "default", "web") if e["reason"] == "FailedScheduling"]
+    ref_event = _reference_event("deploy-progress-deadline", "FailedScheduling")
+    assert event["message"] == ref_event["message"]
+    assert _shape(event) == _shape(ref_event)
+
+
+def test_labelling_the_node_schedules_the_waiting_pod(cluster, api):
+    assert api.post(NS, json=pod("web", nodeSelector={"disk": "ssd"})).status_code == 201
+    cluster.settle()
+    patch = api.patch("/api/v1/nodes/node-a", json={"metadata": {"labels": {"disk": "ssd"}}},
+                      headers={"Content-Type": "application/merge-patch+json"})
+    assert patch.status_code == 200
+    assert cluster.settle()
+    got = api.get(f"{NS}/web").json()
+    assert got["spec"]["nodeName"] == "node-a" and got["status"]["phase"] == "Running"
+    (cond,) = [c for c in got["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert cond["status"] == "True" and "reason" not in cond
+
+
+def _merge(api, path, body):
+    r = api.patch(path, json=body, headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+
+
+def _failed_message(api, name):
+    cond = [c for c in api.get(f"{NS}/{name}").json()["status"].get("conditions") or []
+            if c["type"] == "PodScheduled"]
+    return cond[0].get("message") if cond else None
+
+
+def test_cordon_and_uncordon(cluster, api):
+    cluster.settle()
+    _merge(api, "/api/v1/nodes/node-a", {"spec": {"unschedulable": True}})
+    assert api.post(NS, json=pod("web")).status_code == 201
+    cluster.settle()
+    assert _failed_message(api, "web") == f"0/1 nodes are available: 1 node(s) were unschedulable. {NOT_HELPFUL}"
+    _merge(api, "/api/v1/nodes/node-a", {"spec": {"unschedulable": None}})
+    cluster.settle()
+    assert api.get(f"{NS}/web").json()["spec"].get("nodeName") == "node-a"
+
+
+def test_taints_and_tolerations(cluster, api):
+    cluster.settle()
+    _merge(api, "/api/v1/nodes/node-a", {"spec": {"taints": [{"key": "dedicated", "value": "db",
+                                                             "effect": "NoSchedule"}]}})
+    assert api.post(NS, json=pod("plain")).status_code == 201
+    tolerant = pod("tolerant", tolerations=[{"key": "dedicated", "operator": "Equal", "value": "db",
+                                            "effect": "NoSchedule"}])
+    assert api.post(NS, json=tolerant).status_code == 201
+    cluster.settle()
+    assert _failed_message(api, "plain") == \
+        f"0/1 nodes are available: 1 node(s) had untolerated taint {{dedicated: db}}. {NOT_HELPFUL}"
+    assert api.get(f"{NS}/tolerant").json()["spec"].get("nodeName") == "node-a"
+
+
+def test_resource_requests_against_allocatable(cluster, api):
+    big = [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "5", "memory": "1Gi"}}}]
+    assert api.post(NS, json=pod("first", containers=big)).status_code == 201
+    cluster.settle()
+    assert api.post(NS, json=pod("second", containers=big)).status_code == 201
+    cluster.settle()
+    assert api.get(f"{NS}/first").json()["spec"].get("nodeName") == "node-a"
+    assert _failed_message(api, "second") == ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes "
+                                              "are available: 1 No preemption victims found for incoming pod.")
+    assert api.delete(f"{NS}/first").status_code == 200
+    cluster.settle()
+    assert api.get(f"{NS}/second").json()["spec"].get("nodeName") == "node-a"
+
+
+def test_required_node_affinity():
+    with Cluster("memory://", clock=FakeClock(), nodes=2) as cluster, cluster.http_client() as api:
+        cluster.settle()
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-b"]}]}]}}}
+        for i in range(3):
+            assert api.post(NS, json=pod(f"p{i}", affinity=affinity)).status_code == 201
+        cluster.settle()
+        assert {api.get(f"{NS}/p{i}").json()["spec"]["nodeName"] for i in range(3)} == {"node-b"}
+
+
+def test_pods_spread_over_nodes_and_respect_the_pod_capacity():
+    with Cluster("memory://", clock=FakeClock(), nodes=3) as cluster, cluster.http_client() as api:
+        cluster.settle()
+        for i in range(6):
+            assert api.post(NS, json=pod(f"p{i}")).status_code == 201
+        cluster.settle()
+        placed = Counter(api.get(f"{NS}/p{i}").json()["spec"]["nodeName"] for i in range(6))
+        assert placed == {"node-a": 2, "node-b": 2, "node-c": 2}
+
+
+def test_a_pod_for_another_scheduler_is_left_alone(cluster, api):
+    assert api.post(NS, json=pod("mine", schedulerName="my-scheduler")).status_code == 201
+    cluster.settle()
+    got = api.get(f"{NS}/mine").json()
+    assert "nodeName" not in got["spec"] and not got["status"].get("conditions")
+
+
+@pytest.mark.parametrize("reasons, text", [
+    (Counter({AFFINITY: 3}), "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. "
+                             "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."),
+    (Counter({("node(s) had untolerated taint {machine-check-exception: memory}", False): 1,
+              ("Insufficient cpu", True): 2}),
+     "0/3 nodes are available: 1 node(s) had untolerated taint {machine-check-exception: memory}, 2 Insufficient "
+     "cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption "
+     "victims found for incoming pod."),
+])
+def test_failure_messages_as_kube_scheduler_words_them(reasons, text):
+    assert failure_message(3, reasons) == text
