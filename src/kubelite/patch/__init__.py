@@ -18,4 +18,16 @@ class ConflictError(PatchError):
     """A three-way patch would overwrite a change made to the live object (overwrite=False)."""
 
 
-__all__ = ["PatchError", "ConflictError"]
+SUBMODULES = ("json_patch", "merge_patch", "strategic", "kubectl")
+
+__all__ = ["PatchError", "ConflictError", *SUBMODULES]
+
+
+def __getattr__(name: str):
+    # `import kubelite.patch` then `kubelite.patch.strategic`: submodules load on first use,
+    # so importing the package stays cheap for callers that need only the error types
+    if name in SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,8 +6,10 @@ merged by their merge key (or as ordered sets of scalars), other lists are repla
 deletes, and the directives `$patch` (replace / delete / merge), `$retainKeys`,
 `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` are honoured and generated.
 
-Patch metadata comes from a `kubelite.schema.Schema`. With `schema=None` the functions fall
-back to JSON merge patch (RFC 7386), as apimachinery does for unstructured objects.
+Patch metadata comes from a `kubelite.schema.Schema`. `apply` finds the built-in schema from
+the document's apiVersion/kind when none is passed, and raises when it knows none (a strategic
+patch without one would silently be something else). An explicit `schema=None` asks for the
+JSON merge patch (RFC 7386) fallback, as apimachinery does for unstructured objects.
 
 Documents are dicts (or JSON text); inputs are never modified. Every failure is a
 `kubelite.patch.PatchError` whose message is apimachinery's, followed by the field path.
@@ -24,15 +26,42 @@ from kubelite.patch._smp_meta import BAD_JSON_DOC, fail, sort_merge_lists_in_map
 __all__ = ["apply", "create_two_way", "create_three_way", "to_json", "sort_merge_lists"]
 
 
-def apply(doc: Any, patch: Any, schema: Any) -> dict:
-    """StrategicMergePatch: `patch` applied to `doc` (each a dict, JSON text or None = {})."""
+class _Lookup:
+    """The default of `apply`'s schema: look the kind up (a sentinel, since None means merge patch)."""
+
+    def __repr__(self) -> str:
+        return "<schema of the document's kind>"
+
+
+LOOKUP: Any = _Lookup()
+
+
+def apply(doc: Any, patch: Any, schema: Any = LOOKUP) -> dict:
+    """StrategicMergePatch: `patch` applied to `doc` (each a dict, JSON text or None = {}).
+
+    Without `schema`, the built-in schema of the document's apiVersion/kind is used, and a
+    PatchError is raised for a kind without one; `schema=None` applies a JSON merge patch."""
     original = _load(doc, empty_ok=False)
     patch_map = _load(patch, empty_ok=False)
+    if schema is LOOKUP:
+        schema = schema_of(original)
     if schema is None:
         return _merge_patch().apply(original, patch_map)
     from kubelite.patch._smp_merge import APPLY, merge_map
 
     return _guard(lambda: merge_map(_clone(original), _clone(patch_map), schema, APPLY))
+
+
+def schema_of(doc: dict) -> Any:
+    """The built-in schema of a document's kind; PatchError when no schema is known for it."""
+    from kubelite.schema import for_kind
+
+    api_version, kind = doc.get("apiVersion"), doc.get("kind")
+    schema = for_kind(api_version, kind) if api_version and kind else None
+    if schema is None:
+        raise PatchError(f"no strategic merge patch schema is known for apiVersion {api_version!r} kind "
+                         f"{kind!r}: pass schema= (a kubelite.schema.Schema, or None for a JSON merge patch)")
+    return schema
 
 
 def create_two_way(original: Any, modified: Any, schema: Any) -> dict:
