@@ -105,6 +105,8 @@ def status_shape(status: dict) -> dict:
             out[key] = [(c.get("type"), c.get("status"), c.get("reason"), c.get("message")) for c in value]
         elif key == "uncountedTerminatedPods":
             out[key] = {k: len(v) for k, v in value.items()}
+        elif key == "active" and isinstance(value, list):
+            out[key] = [ref.get("name") for ref in value]
         elif key in ("currentRevision", "updateRevision"):
             out[key] = re.sub(r"-[0-9a-z]+$", "-<hash>", value)
         else:
