@@ -81,8 +81,11 @@ def _crash(detail: str = _NIL_DEREFERENCE) -> _Failure:
     return _Failure(detail, "kubectl crashes (Go panic)", panic=True)
 
 
-def apply(doc: object, operations: object) -> object:
+def apply(doc: object, operations: object, copy_limit: int = 0) -> object:
+    """`copy_limit` > 0 bounds the bytes all copy operations may add (the library's
+    AccumulatedCopySizeLimit, which kube-apiserver sets to 3 MiB)."""
     operations = _decode_patch(operations)
+    budget = [0, copy_limit] if copy_limit > 0 else None
     root = deep_copy(doc)
     if not isinstance(root, (dict, list)):
         if root is not None:
@@ -93,7 +96,10 @@ def apply(doc: object, operations: object) -> object:
     for index, operation in enumerate(operations):
         kind = _kind(operation)
         try:
-            root = _OPERATIONS.get(kind, _unknown)(root, operation)
+            if kind == "copy":
+                root = _op_copy(root, operation, budget)
+            else:
+                root = _OPERATIONS.get(kind, _unknown)(root, operation)
         except _Failure as failure:
             path = operation.get("path") if isinstance(operation.get("path"), str) else None
             raise KubectlJsonPatchError(failure.message, path, failure.reason, op_index=index,
@@ -439,7 +445,7 @@ def _op_test(root, operation):
     return root
 
 
-def _op_copy(root, operation):
+def _op_copy(root, operation, budget: list[int] | None = None):
     try:
         source = _from(operation)
     except _Failure as failure:
@@ -460,6 +466,8 @@ def _op_copy(root, operation):
         raise _missing_path(
             f"copy operation does not apply: doc is missing destination path: {path}")
     copied = _go_deep_copy(value)
+    if budget is not None:
+        _spend(budget, copied)
     try:
         _add(*found, copied)
     except _Failure as failure:
@@ -473,6 +481,22 @@ def _go_deep_copy(value: object) -> object:
     if value is OP_NULL or value is COPIED_NULL:
         return COPIED_NULL
     return _plain(deep_copy(value))
+
+
+def _spend(budget: list[int], copied: object) -> None:
+    """Count a copy's marshalled size against [spent, limit]; the library's error past the limit."""
+    budget[0] += _marshalled_size(copied)
+    if budget[0] > budget[1]:
+        raise _Failure(f"Unable to complete the copy, the accumulated size increase of copy is {budget[0]}, "
+                       f"exceeding the limit {budget[1]}", "copies exceed the size limit")
+
+
+def _marshalled_size(value: object) -> int:
+    if value is COPIED_NULL:
+        return 4
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    # encoding/json writes <, > and & as \u003c-style escapes (5 bytes more each).
+    return len(text.encode()) + 5 * sum(text.count(ch) for ch in "<>&")
 
 
 def _unknown(root, operation):

@@ -55,15 +55,16 @@ class JsonPatchError(PatchError):
         self.path = path
 
 
-def apply(doc: object, operations: object, *, kubectl_compat: bool = False) -> object:
-    """Apply a JSON Patch to `doc` and return the patched copy."""
+def apply(doc: object, operations: object, *, kubectl_compat: bool = False, copy_limit: int = 0) -> object:
+    """Apply a JSON Patch to `doc` and return the patched copy. With kubectl_compat, `copy_limit`
+    bounds the bytes copy operations may add in total (0: no bound)."""
     if isinstance(operations, (str, bytes, bytearray)):
         operations = load_text(operations, "json patch")
     try:
         if kubectl_compat:
             from kubelite.patch import _jsonpatch_v4
 
-            return _jsonpatch_v4.apply(doc, operations)
+            return _jsonpatch_v4.apply(doc, operations, copy_limit)
         return _apply_rfc(doc, operations)
     except RecursionError:
         raise JsonPatchError("document or patch is too deeply nested", "") from None

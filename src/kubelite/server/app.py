@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import uuid
 
 from kubelite.server.auth import TokenAuthenticator
-from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large
+from kubelite.server.errors import StatusError, method_not_allowed, request_entity_too_large, timeout
 from kubelite.server.handlers.http import (
     Request,
     Response,
@@ -23,7 +24,13 @@ from kubelite.server.routing import Query, parse_request
 
 log = logging.getLogger("kubelite.server")
 
-MAX_BODY = 3 * 1024 * 1024
+MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
+REQUEST_TIMEOUT = 60.0  # kube-apiserver's --request-timeout for requests that are not watches
+# Go's JSON decoder accepts 10,000 nested values; walking such a document in Python takes a
+# few frames per level (the C stack of an 8 MiB thread holds far more).
+RECURSION_LIMIT = 40000
+# What kube-apiserver answers when a handler panics: the detail goes to the log only.
+PANIC_MESSAGE = "This request caused apiserver to panic. Look in the logs for details.\n"
 _HEALTH = ("/healthz", "/readyz", "/livez")
 
 
@@ -33,6 +40,8 @@ class App:
     def __init__(self, api, token: str | None = None):
         self.api = api
         self.auth = TokenAuthenticator(token)
+        if sys.getrecursionlimit() < RECURSION_LIMIT:
+            sys.setrecursionlimit(RECURSION_LIMIT)
         # Set on shutdown so that open watch streams end and the server can stop promptly.
         self.stopping: asyncio.Event | None = None
 
@@ -70,12 +79,17 @@ class App:
         if not self.auth.allows(request.path, request.header("authorization")):
             return _error_response(StatusError(401, "Unauthorized", "Unauthorized"), request)
         try:
-            return await self._dispatch(request)
+            return await asyncio.wait_for(self._dispatch(request), REQUEST_TIMEOUT)
         except StatusError as err:
             return _error_response(err, request)
-        except Exception as exc:  # a bug must still answer as the apiserver would, not hang up
+        except asyncio.TimeoutError:
+            log.warning("%s %s did not complete within %ss", request.method, request.path, REQUEST_TIMEOUT)
+            err = timeout("request did not complete within requested timeout - context deadline exceeded")
+            err.has_details = True  # NewTimeoutError always sends details, here empty
+            return _error_response(err, request)
+        except Exception:  # a bug: answered as a Go panic is, the detail only in the log
             log.exception("internal error serving %s %s", request.method, request.path)
-            return _error_response(internal_error(f"{type(exc).__name__}: {exc}"), request)
+            return text_response(PANIC_MESSAGE, status=500)
 
     async def _dispatch(self, request: Request):
         path = request.path

@@ -5,8 +5,6 @@ its failures into API Status errors.
 """
 from __future__ import annotations
 
-import json
-
 from kubelite.schema.gojson import json_kind
 from kubelite.server import errors
 
@@ -30,6 +28,16 @@ def check_patch_type(content_type: str, resource) -> None:
             "use client-side apply or a json, merge or strategic merge patch")
 
 
+MAX_JSON_PATCH_OPERATIONS = 10000  # kube-apiserver's maxJSONPatchOperations
+JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024  # kube-apiserver's JSONPatchMaxCopyBytes
+
+# Strategic merge patch errors kube-apiserver answers as a client's mistake (the rest are 500).
+_SMP_BAD_REQUEST = frozenset({
+    "invalid JSON document", "invalid patch format of primitive list", "invalid patch format of retainKeys",
+    "invalid patch format of setElementOrder list", "strategic merge patch format is not supported"})
+_SMP_INVALID = frozenset({"lists of lists are not supported", "patch content doesn't match retainKeys list"})
+
+
 def apply(content_type: str, original: dict, patch: bytes, resource) -> object:
     from kubelite.patch import PatchError
 
@@ -40,6 +48,10 @@ def apply(content_type: str, original: dict, patch: bytes, resource) -> object:
                 raise errors.bad_request(
                     "error decoding patch: json: cannot unmarshal object into Go value of type "
                     "[]handlers.jsonPatchOp")
+            if len(ops) > MAX_JSON_PATCH_OPERATIONS:
+                raise errors.StatusError(
+                    413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations "
+                    f"in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
             return _json_patch(original, ops)
         doc = _decode(patch)
         if not isinstance(doc, dict):
@@ -51,28 +63,42 @@ def apply(content_type: str, original: dict, patch: bytes, resource) -> object:
             return _strategic(original, doc, resource)
     except PatchError as err:
         if content_type == JSON_PATCH:
-            raise errors.StatusError(422, "Invalid", "the server rejected our request due to an error in our "
-                                     "request", has_details=True) from None
-        message = str(err)
-        if err.path and message.endswith(f" (at {err.path})"):
-            message = message[: -len(f" (at {err.path})")]  # the path is kubelite's addition
-        raise errors.server_error(message) from None
+            raise rejected() from None
+        raise _strategic_error(err) from None
     raise errors.StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", has_details=True)
 
 
+def rejected() -> errors.StatusError:
+    """The 422 of a generic server response (the library's message is not sent)."""
+    return errors.StatusError(422, "Invalid", "the server rejected our request due to an error in our request",
+                              has_details=True)
+
+
+def _strategic_error(err) -> errors.StatusError:
+    """kube-apiserver's status for a strategic merge patch failure: by which error it is."""
+    message = getattr(err, "message", None) or str(err)
+    if err.path and message.endswith(f" (at {err.path})"):
+        message = message[: -len(f" (at {err.path})")]  # the path is kubelite's addition
+    if message in _SMP_BAD_REQUEST:
+        return errors.bad_request(message)
+    if message in _SMP_INVALID:
+        return rejected()
+    return errors.server_error(message)
+
+
 def _decode(patch: bytes):
+    from kubelite.server.handlers import jsonbody
+
     try:
-        return json.loads(patch)
-    except (ValueError, UnicodeDecodeError) as err:
-        text = "unexpected end of JSON input" if not patch.strip() or "Expecting" in str(err) and \
-            err.pos >= len(patch.strip()) else str(err)
-        raise errors.bad_request(f"error decoding patch: {text}") from None
+        return jsonbody.loads(patch)
+    except jsonbody.JSONBodyError as err:
+        raise errors.bad_request(f"error decoding patch: {err}") from None
 
 
 def _json_patch(original, ops):
     from kubelite.patch import json_patch
 
-    return json_patch.apply(original, ops, kubectl_compat=True)
+    return json_patch.apply(original, ops, kubectl_compat=True, copy_limit=JSON_PATCH_MAX_COPY_BYTES)
 
 
 def _merge_patch(original, doc):

@@ -6,6 +6,7 @@ as warnings (fieldValidation=Warn, the default), as a 400 (Strict), or silently 
 from __future__ import annotations
 
 import json
+import re
 
 from kubelite.server import errors
 from kubelite.server.pruning import prune_object
@@ -30,9 +31,10 @@ def _pairs(pairs):
 
 
 def loads_tracking(data: bytes):
-    from kubelite.server.typecheck import FloatLiteral
+    """A JSON body as Go decodes it, objects remembering duplicated keys (JSONBodyError if not JSON)."""
+    from kubelite.server.handlers import jsonbody
 
-    return json.loads(data, object_pairs_hook=_pairs, parse_float=FloatLiteral)
+    return jsonbody.loads(data, object_pairs_hook=_pairs)
 
 
 def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], list[str]]:
@@ -41,25 +43,9 @@ def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], l
         value = _protobuf_object(body, r)
         return value, prune_object(r, value), []
     if content_type in ("application/yaml", "application/apply-patch+yaml"):
-        import yaml
-
-        try:
-            value = yaml.load(body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        except yaml.YAMLError as err:
-            raise errors.bad_request(f"error converting YAML to JSON: {err}") from None
-        value = json.loads(json.dumps(value, default=str), object_pairs_hook=_pairs)
+        value = _yaml_value(body, r)
     else:
-        if not body.strip():
-            raise errors.bad_request(
-                f"the object provided is unrecognized (must be of type {r.kind}): couldn't get "
-                "version/kind; json parse error: unexpected end of JSON input (\u003cempty\u003e)")
-        try:
-            value = loads_tracking(body)
-        except (ValueError, UnicodeDecodeError):
-            snippet = body[:30].decode("utf-8", "replace")
-            raise errors.bad_request(
-                f"the object provided is unrecognized (must be of type {r.kind}): couldn't get "
-                f"version/kind; json parse error: unexpected end of JSON input ({snippet} ...)") from None
+        value = _json_value(body, r)
     if not isinstance(value, dict):
         raise errors.bad_request(
             f"the object provided is unrecognized (must be of type {r.kind}): couldn't get version/kind; "
@@ -68,7 +54,62 @@ def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], l
     check_types(value, r)
     duplicates = _duplicates(value, "")
     unknown = prune_object(r, value)
+    _check_numbers(body, value, r)
     return _plain(value), unknown, duplicates
+
+
+def _json_value(body: bytes, r):
+    from kubelite.server.handlers.jsonbody import JSONBodyError
+
+    try:
+        return loads_tracking(body)
+    except JSONBodyError as err:
+        raise unrecognized(r, f"couldn't get version/kind; json parse error: {err}", body) from None
+
+
+def _yaml_value(body: bytes, r):
+    """A YAML body through go-yaml's rules (aliases bounded, tags checked), then as JSON."""
+    from kubelite.manifest._goyaml import DecodeError, decode_yaml
+    from kubelite.server.handlers.jsonbody import JSONBodyError
+
+    try:
+        value = decode_yaml(body.decode("utf-8", "kubelite-go-replace"))
+    except DecodeError as err:
+        raise unrecognized(r, err.message, body) from None
+    try:
+        # The JSON round trip gives the same number types and duplicate tracking as a JSON body.
+        return loads_tracking(json.dumps(value, ensure_ascii=False, allow_nan=False).encode())
+    except (ValueError, RecursionError, JSONBodyError):
+        raise unrecognized(r, "error converting YAML to JSON: yaml: exceeded max depth", body) from None
+
+
+def unrecognized(r, detail: str, body: bytes) -> errors.StatusError:
+    """kube-apiserver's 400 for a body its decoder could not read, with its summary of the body."""
+    return errors.bad_request(
+        f"the object provided is unrecognized (must be of type {r.kind}): {detail} ({summarize(body)})")
+
+
+def summarize(data: bytes, limit: int = 30) -> str:
+    """How kube-apiserver quotes a body in a decode error: JSON objects as text, the rest in hex."""
+    if not data:
+        return "<empty>"
+    head = data[:limit]
+    more = " ..." if len(data) > limit else ""
+    if data[:1] == b"{":
+        return head.decode("utf-8", "replace") + more
+    return head.hex() + more
+
+
+def _check_numbers(body: bytes, value: dict, r) -> None:
+    """A number beyond float64 that survived pruning cannot be converted: 400 as Go's decoder."""
+    from kubelite.server.handlers import jsonbody
+
+    if not jsonbody.has_huge_number(body):
+        return
+    text = jsonbody.find_huge_number(value)
+    if text is not None:
+        raise errors.bad_request(f'{r.kind} in version "{r.version}" cannot be handled as a {r.kind}: '
+                                 f"json: cannot unmarshal number {text} into Go value of type float64")
 
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -162,3 +203,58 @@ def _plain(value):
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+_INT64_LIMIT = 1 << 63
+
+
+def parse_int64(text: str) -> int:
+    """A query parameter as Go's strconv.ParseInt(text, 10, 64) reads it; a 400 with its error."""
+    if not _GO_INT.fullmatch(text):
+        raise errors.bad_request(f'strconv.ParseInt: parsing {go_quote(text)}: invalid syntax')
+    value = int(text)
+    if not -_INT64_LIMIT <= value < _INT64_LIMIT:
+        raise errors.bad_request(f'strconv.ParseInt: parsing {go_quote(text)}: value out of range')
+    return value
+
+
+def go_quote(text: str) -> str:
+    """Go's %q of a string (strconv.Quote)."""
+    from kubelite.server.admission.field import go_quote as quote
+
+    return quote(text)
+
+
+# The DeleteOptions fields the server reads, with the Go type named in a decode error.
+_DELETE_FIELDS = {"propagationPolicy": ("string", "v1.DeletionPropagation"),
+                  "gracePeriodSeconds": ("int", "int64"),
+                  "preconditions": ("object", "v1.Preconditions"),
+                  "dryRun": ("array", "[]string")}
+
+
+def delete_options_body(data: bytes) -> dict:
+    """A DELETE request's DeleteOptions body (empty: {}); a 400 with Go's words if unreadable."""
+    from kubelite.schema.gojson import json_kind
+    from kubelite.server.handlers import jsonbody
+
+    if not data.strip():
+        return {}
+    try:
+        body = jsonbody.loads(data)
+    except jsonbody.JSONBodyError as err:
+        raise errors.bad_request(str(err)) from None
+    if not isinstance(body, dict):
+        raise errors.bad_request(f"json: cannot unmarshal {json_kind(body)} into Go value of type "
+                                 "v1.DeleteOptions")
+    for name, (kind, go_type) in _DELETE_FIELDS.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        ok = {"string": isinstance(value, str), "object": isinstance(value, dict),
+              "array": isinstance(value, list) and all(isinstance(v, str) for v in value),
+              "int": isinstance(value, int) and not isinstance(value, bool)}[kind]
+        if not ok:
+            raise errors.bad_request(f"json: cannot unmarshal {json_kind(value)} into Go struct field "
+                                     f"DeleteOptions.{name} of type {go_type}")
+    return _plain(body)

@@ -121,12 +121,7 @@ def _get(api, request, info, r, namespace):
 def list_options(request: Request, r) -> ListOptions:
     q = request.query
     limit_text = q.get("limit")
-    limit = 0
-    if limit_text:
-        try:
-            limit = int(limit_text)
-        except ValueError:
-            raise errors.bad_request(f'strconv.ParseInt: parsing "{limit_text}": invalid syntax') from None
+    limit = decode.parse_int64(limit_text) if limit_text else 0
     rv = q.get("resourceVersion")
     match = q.get("resourceVersionMatch")
     cont = q.get("continue")
@@ -214,7 +209,7 @@ def _update(api, request, info, r, namespace):
         if request.content_type not in _BODY_TYPES:
             raise errors.unsupported_media_type()
         try:
-            body = json.loads(request.body)
+            body = decode.loads_tracking(request.body)
         except ValueError:
             raise errors.bad_request("error decoding the Scale body") from None
         result = api.update(r, namespace, info.name, body, opts, subresource="scale")
@@ -235,14 +230,7 @@ def _patch(api, request, info, r, namespace):
 
 def _delete_options(request: Request) -> DeleteOptions:
     q = request.query
-    body = {}
-    if request.body.strip():
-        try:
-            body = json.loads(request.body)
-        except ValueError:
-            raise errors.bad_request("error decoding DeleteOptions body") from None
-        if not isinstance(body, dict):
-            raise errors.bad_request("DeleteOptions body must be an object")
+    body = decode.delete_options_body(request.body)
     policy = q.get("propagationPolicy") or body.get("propagationPolicy")
     if policy is not None and policy not in ("Foreground", "Background", "Orphan"):
         message = (f'Unsupported value: "{policy}": supported values: "Foreground", "Background", '
@@ -252,14 +240,13 @@ def _delete_options(request: Request) -> DeleteOptions:
             group="meta.k8s.io", kind="DeleteOptions",
             causes=[{"reason": "FieldValueNotSupported", "message": message, "field": "propagationPolicy"}])
     grace = q.get("gracePeriodSeconds")
-    if grace is None:
-        grace = body.get("gracePeriodSeconds")
+    grace = body.get("gracePeriodSeconds") if grace is None else decode.parse_int64(grace) if grace else None
     preconditions = body.get("preconditions") or {}
     dry_run = q.get_all("dryRun") or body.get("dryRun") or []
     return DeleteOptions(
         dry_run=decode.check_dry_run(list(dry_run), "DeleteOptions"),
         propagation_policy=policy,
-        grace_period_seconds=int(grace) if grace not in (None, "") else None,
+        grace_period_seconds=grace,
         precondition_uid=preconditions.get("uid"),
         precondition_resource_version=preconditions.get("resourceVersion"),
     )

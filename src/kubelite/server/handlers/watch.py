@@ -2,17 +2,24 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
+import logging
 
 from kubelite.server import errors
 from kubelite.server.core import ListOptions, _parse_rv
-from kubelite.server.handlers import table
+from kubelite.server.handlers import decode, table
 from kubelite.server.handlers.http import Request, StreamingResponse, encode_json
 from kubelite.server.selectors import parse_field_selector, parse_label_selector
+
+log = logging.getLogger("kubelite.server")
 
 DEFAULT_TIMEOUT = 1800
 BOOKMARK_INTERVAL = 60.0
 _POLL = 1.0  # how often an idle stream looks at its deadline and at server shutdown
+# Events a stream holds for a client that is not reading them; past this it is ended, as
+# kube-apiserver ends a watcher too slow to take its events, and what it held is released.
+WATCH_BUFFER = 1000
 
 
 async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Event | None):
@@ -23,10 +30,7 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
     field = parse_field_selector(q.get("fieldSelector"), r.group, r.resource, crd=bool(r.crd),
                                  namespaced=r.namespaced, selectable=r.selectable_fields)
     timeout_text = q.get("timeoutSeconds")
-    try:
-        timeout = int(timeout_text) if timeout_text else DEFAULT_TIMEOUT
-    except ValueError:
-        raise errors.bad_request(f'strconv.ParseInt: parsing "{timeout_text}": invalid syntax') from None
+    timeout = decode.parse_int64(timeout_text) if timeout_text else DEFAULT_TIMEOUT
     bookmarks = q.flag("allowWatchBookmarks")
     send_initial = q.flag("sendInitialEvents")
     rv = q.get("resourceVersion")
@@ -35,7 +39,7 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
 
     initial: list[dict] = []
     if rv in (None, "", "0") or send_initial:
-        listed = api.list(r, namespace, opts)
+        listed = await asyncio.to_thread(api.list, r, namespace, opts)  # a large list must not hold the loop
         start = int(listed["metadata"]["resourceVersion"])
         for item in listed["items"]:
             item.setdefault("kind", r.kind)
@@ -75,6 +79,7 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
                                                            "metadata": meta}})
 
     async def events():
+        buffer = _Buffer(watcher, WATCH_BUFFER)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         next_bookmark = min(loop.time() + BOOKMARK_INTERVAL, deadline - 2)
@@ -93,23 +98,87 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
                     next_bookmark = now + BOOKMARK_INTERVAL
                 wait = min(_POLL, deadline - now)
                 try:
-                    event = await watcher.anext(timeout=max(wait, 0.001))
+                    event = await buffer.next(max(wait, 0.001))
                 except Compacted:
                     status = errors.resource_version_too_old(last_rev, api.store.compact_revision() + 1)
                     yield encode("ERROR", status.to_status())
                     return
                 if event is None:
-                    if watcher.closed:
-                        return
                     continue
+                if event is _END:
+                    return
                 last_rev = event.revision
                 out = _translate(api, r, event, matches)
                 if out is not None:
                     yield encode(*out)
         finally:
-            watcher.close()
+            buffer.close()
 
     return StreamingResponse(events())
+
+
+_END = object()
+
+
+class _Buffer:
+    """Takes a watcher's events as they come, whether or not the client reads them, up to `limit`.
+
+    A stream whose client stops reading is blocked sending; without this the store's watcher
+    would queue every later write for it. Past the limit the watch ends and its events go."""
+
+    def __init__(self, watcher, limit: int):
+        self.watcher = watcher
+        self.limit = limit
+        self.events: collections.deque = collections.deque()
+        self.ready = asyncio.Event()
+        self.error: Exception | None = None
+        self.ended = False
+        self.overflowed = False
+        self.task = asyncio.ensure_future(self._pump())
+
+    async def _pump(self) -> None:
+        from kubelite.server.storage.errors import Compacted
+
+        try:
+            while True:
+                event = await self.watcher.anext(timeout=_POLL)
+                if event is None:
+                    if self.watcher.closed:
+                        return
+                    continue
+                if len(self.events) >= self.limit:
+                    log.warning("ending watch of %s: the client is not taking its events", self.watcher.prefix)
+                    self.overflowed = True
+                    self.events.clear()
+                    self.watcher.close()
+                    return
+                self.events.append(event)
+                self.ready.set()
+        except Compacted as err:
+            self.error = err
+        finally:
+            self.ended = True
+            self.ready.set()
+
+    async def next(self, timeout: float):
+        """The next event; None if none came within `timeout`; _END once the watch is over."""
+        if not self.events and not self.ended:
+            self.ready.clear()
+            try:
+                await asyncio.wait_for(self.ready.wait(), timeout)
+            except asyncio.TimeoutError:
+                return None
+        if self.events:
+            return self.events.popleft()
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        return _END
+
+    def close(self) -> None:
+        self.task.cancel()
+        self.events.clear()
+        self.watcher.close()
 
 
 def _translate(api, r, event, matches):
