@@ -75,7 +75,9 @@ class LocalServer:
         from kubelite.server.cluster import Cluster
         from kubelite.server.tls import ensure_tls
 
-        data_dir.mkdir(parents=True, exist_ok=True)
+        from kubelite.server.private import private_dir
+
+        private_dir(data_dir)
         self.tls = ensure_tls(data_dir / "pki")
         self.token = ensure_token(data_dir)
         self.cluster = Cluster(storage or str(data_dir / "state.db"), token=self.token, nodes=nodes,

@@ -300,7 +300,9 @@ def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Pat
 
     home = home or kubelite_home()
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        from kubelite.server.private import private_dir
+
+        private_dir(home)
         cluster = Cluster(str(home / "state.db"))
     except Exception as err:
         raise ConnectionFailed(f"error: cannot open the embedded cluster in {home}: {err}") from None

@@ -34,8 +34,9 @@ class TLSFiles:
 
 def ensure_tls(directory: str | os.PathLike) -> TLSFiles:
     """Return the TLS files under `directory`, creating the CA and serving cert if missing or expired."""
-    directory = pathlib.Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    from kubelite.server.private import private_dir
+
+    directory = private_dir(directory)
     files = TLSFiles(directory / CA_CERT, directory / SERVER_CERT, directory / SERVER_KEY)
     ca_key_path = directory / CA_KEY
     if not (files.ca_cert.exists() and ca_key_path.exists()):

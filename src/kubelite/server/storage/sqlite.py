@@ -101,6 +101,12 @@ class SQLiteStore(Store):
             os.makedirs(parent, exist_ok=True)
         except OSError as err:
             raise StorageError(f"cannot create directory {parent}: {err}") from None
+        try:
+            from kubelite.server.private import private_database
+
+            private_database(self.path)  # it holds every Secret: readable by its owner only
+        except OSError as err:
+            raise StorageError(f"cannot create {self.path}: {err}") from None
         self._initialize()
 
     # -- connections and transactions ----------------------------------------------
