@@ -25,9 +25,10 @@ def free_port() -> int:
 
 
 class Served:
-    def __init__(self, data_dir: pathlib.Path, kubeconfig: pathlib.Path):
+    def __init__(self, data_dir: pathlib.Path, kubeconfig: pathlib.Path, args: tuple[str, ...] = ()):
         self.data_dir = data_dir
         self.kubeconfig = kubeconfig
+        self.args = tuple(args)  # more `kubelite serve` flags (--storage, --leader-elect-...)
         self.port = free_port()
         self.url = f"https://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
@@ -36,7 +37,7 @@ class Served:
         env = dict(os.environ)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kubelite", "serve", "--data-dir", str(self.data_dir), "--port",
-             str(self.port), "--write-kubeconfig", str(self.kubeconfig)],
+             str(self.port), "--write-kubeconfig", str(self.kubeconfig), *self.args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         deadline = time.monotonic() + timeout
         context = ssl.create_default_context(cafile=None)

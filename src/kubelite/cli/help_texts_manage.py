@@ -556,19 +556,37 @@ TOP_GROUPS = (
 )
 
 SERVE = Help("serve", "Run kubelite's built-in Kubernetes API server over HTTPS, in the foreground.\n\n"
-             " Objects are stored in a SQLite database in the data directory, next to the certificate "
+             " Objects are stored in a SQLite database in the data directory (or where --storage says), next to the certificate "
              "authority, the server certificate and the bearer token it creates on first start. kubectl "
              "and kubelite can talk to it through the kubeconfig --write-kubeconfig writes.",
              "serve [--port=6443] [--address=127.0.0.1] [--data-dir=DIR] [--write-kubeconfig=FILE] [options]",
              (("Serve on the default port, with data in $KUBELITE_HOME or ~/.kubelite", ("serve",)),
               ("Any free port, and a kubeconfig for kubectl",
                ("serve --port=0 --write-kubeconfig=./kubeconfig",)),
-              ("Keep everything in memory (gone when the server stops)", ("serve --storage=memory://",))),
-             defaults={"data-dir": "''", "write-kubeconfig": "''", "storage": "''"},
+              ("Keep everything in memory (gone when the server stops)", ("serve --storage=memory://",)),
+              ("Two servers on one etcd: the controllers run in whichever holds the Lease",
+               ("serve --port=6443 --storage=etcd://127.0.0.1:2379",
+                "serve --port=6444 --storage=etcd://127.0.0.1:2379"))),
+             defaults={"data-dir": "''", "write-kubeconfig": "''", "storage": "''", "etcd-cafile": "''",
+                       "etcd-certfile": "''", "etcd-keyfile": "''", "etcd-compaction-interval": "5m0s",
+                       "leader-elect": "true", "leader-elect-lease-duration": "15s",
+                       "leader-elect-renew-deadline": "10s", "leader-elect-retry-period": "2s"},
              docs=_docs(address="The IP address to listen on.",
                         data_dir="Where objects, certificates and the token are kept (default $KUBELITE_HOME, "
                                  "or ~/.kubelite).",
                         port="The port to listen on; 0 picks a free one.",
                         write_kubeconfig="Write a kubeconfig for this server (CA and token embedded) to this file.",
-                        storage="Where to store objects: a SQLite path, or memory:// (default: the data "
-                                "directory's state.db)."))
+                        storage="Where to store objects: a SQLite path (sqlite:PATH), etcd://HOST:PORT[,HOST:PORT...] "
+                                "(several servers may share it), or memory: (default: the data directory's "
+                                "state.db).",
+                        etcd_cafile="Verify etcd's serving certificate with this CA bundle (speaks https to etcd).",
+                        etcd_certfile="Client certificate to present to etcd.",
+                        etcd_keyfile="Private key of --etcd-certfile.",
+                        etcd_compaction_interval="How often the store's old revisions are compacted; 0 never.",
+                        leader_elect="Run the controllers only while this server holds the Lease "
+                                     "kube-system/kube-controller-manager, so that servers sharing a store take "
+                                     "turns.",
+                        leader_elect_lease_duration="How long a Lease not renewed keeps other servers waiting.",
+                        leader_elect_renew_deadline="How long the leader keeps trying to renew before it stops "
+                                                    "leading.",
+                        leader_elect_retry_period="How often servers try to acquire or renew the Lease."))

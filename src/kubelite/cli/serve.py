@@ -23,14 +23,27 @@ def run(argv: list[str]) -> int:
                         help="write a kubeconfig for this server (CA and token embedded)")
     parser.add_argument("--nodes", type=int, default=1, help="how many simulated nodes run pods (default 1)")
     parser.add_argument("--storage", default=None,
-                        help="storage URL (default: sqlite database in the data dir; memory:// for tests)")
+                        help="storage URL: sqlite:PATH, etcd://HOST:PORT[,HOST:PORT...] or memory: "
+                             "(default: sqlite database in the data dir)")
+    parser.add_argument("--etcd-cafile", default=None, help="CA bundle to verify etcd's certificate (https)")
+    parser.add_argument("--etcd-certfile", default=None, help="client certificate for etcd")
+    parser.add_argument("--etcd-keyfile", default=None, help="client key for etcd")
+    parser.add_argument("--etcd-compaction-interval", type=_duration, default=300.0,
+                        help="how often to compact the store's history (0 never)")
+    parser.add_argument("--leader-elect", type=_bool, nargs="?", const=True, default=True,
+                        help="run the controllers only while holding the kube-controller-manager Lease")
+    parser.add_argument("--leader-elect-lease-duration", type=_duration, default=15.0)
+    parser.add_argument("--leader-elect-renew-deadline", type=_duration, default=10.0)
+    parser.add_argument("--leader-elect-retry-period", type=_duration, default=2.0)
     from kubelite.cli.help import installed
 
     args = installed(parser, "serve").parse_args(argv)
 
     data_dir = pathlib.Path(args.data_dir).expanduser() if args.data_dir else default_home()
     try:
-        server = build_server(data_dir, args.storage, args.nodes)
+        storage = storage_url(args)
+        times = election_times(args)
+        server = build_server(data_dir, storage, args.nodes)
     except Exception as err:  # a clear one-line error, never a traceback
         print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
         return 1
@@ -50,6 +63,8 @@ def run(argv: list[str]) -> int:
         write_kubeconfig(args.write_kubeconfig, url, server.tls.ca_pem(), server.token)
 
     server.cluster.advertise(args.address, port)
+    if args.leader_elect:
+        server.cluster.manager.elect(times)
     server.cluster.start()
 
     def started():
@@ -58,13 +73,60 @@ def run(argv: list[str]) -> int:
     from kubelite.server.storage.compactor import Compactor
 
     # Only a serving process compacts (as kube-apiserver drives etcd); in-process users do not.
-    compactor = Compactor(server.store).start()
+    interval = args.etcd_compaction_interval
+    compactor = Compactor(server.store, interval).start() if interval > 0 else None
     try:
         serve(server.app, sock, str(server.tls.server_cert), str(server.tls.server_key), on_started=started)
     finally:
-        compactor.stop()
+        if compactor is not None:
+            compactor.stop()
         server.close()
     return 0
+
+
+def _duration(text: str) -> float:
+    """A Go duration (15s, 1m30s, 500ms) or plain seconds, as kube-controller-manager's flags take."""
+    import argparse
+    import re
+
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return float(text)
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise argparse.ArgumentTypeError(f"invalid duration {text!r} (e.g. 15s, 1m30s, 500ms)")
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+def _bool(text: str) -> bool:
+    import argparse
+
+    if text.lower() in ("1", "t", "true"):
+        return True
+    if text.lower() in ("0", "f", "false"):
+        return False
+    raise argparse.ArgumentTypeError(f"invalid boolean {text!r} (true or false)")
+
+
+def storage_url(args) -> str | None:
+    """--storage, with the --etcd-* TLS files added to an etcd URL (they apply to nothing else)."""
+    import urllib.parse
+
+    tls = {"cacert": args.etcd_cafile, "cert": args.etcd_certfile, "key": args.etcd_keyfile}
+    tls = {k: v for k, v in tls.items() if v}
+    if not tls:
+        return args.storage
+    if not (args.storage or "").lower().startswith(("etcd://", "etcds://")):
+        raise ValueError("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --storage=etcd://HOST:PORT")
+    joiner = "&" if "?" in args.storage else "?"
+    return args.storage + joiner + urllib.parse.urlencode(tls)
+
+
+def election_times(args):
+    from kubelite.server.controllers.leader import ElectionTimes
+
+    return ElectionTimes(args.leader_elect_lease_duration, args.leader_elect_renew_deadline,
+                         args.leader_elect_retry_period).check()
 
 
 class LocalServer:

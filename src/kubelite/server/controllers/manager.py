@@ -6,6 +6,9 @@ and during an embedded command); `settle()` works until nothing changes — ever
 no key due on the cluster's clock — which is what an embedded command does before it exits and
 what tests call instead of sleeping. A single worker keeps the cluster's reactions in a
 deterministic order; a controller that fails on an object is logged and retried, never fatal.
+
+On a store other processes can share, controllers with `leader_only` run only while this process
+leads (leader.py: a campaigning `kubelite serve`, or an embedded command that finds no live leader).
 """
 from __future__ import annotations
 
@@ -59,6 +62,30 @@ class ControllerManager:
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self.elector = None
+        if getattr(self.store, "shared", False):
+            from kubelite.server.controllers.leader import LeaderElector
+
+            self.elector = LeaderElector(api, clock, campaign=False)
+
+    def elect(self, times=None, identity: str | None = None) -> None:
+        """Campaign for the controllers' Lease (what a serving process does) before starting."""
+        from kubelite.server.controllers.leader import LeaderElector
+
+        self.elector = LeaderElector(self.api, self.ctx.clock, campaign=True, identity=identity, times=times)
+
+    def leading(self) -> bool:
+        return self.elector is None or self.elector.leading
+
+    def _active(self) -> list:
+        """The controllers that run now: all of them while leading, else those that run everywhere."""
+        if self.leading():
+            return self.controllers
+        return [c for c in self.controllers if not c.leader_only]
+
+    def _elect(self) -> None:
+        if self.elector is not None:
+            self.elector.tick()
 
     # -- running -------------------------------------------------------------------------------
 
@@ -75,6 +102,8 @@ class ControllerManager:
         if thread is not None:
             thread.join(timeout=10)
         with self._lock:
+            if self.elector is not None:
+                self.elector.release()
             if self._watcher is not None:
                 self._watcher.close()
                 self._watcher = None
@@ -84,6 +113,7 @@ class ControllerManager:
         deadline = time.monotonic() + timeout
         with self._lock:
             self._ensure_watching()
+            self._elect()
             while time.monotonic() < deadline:
                 if self._step():
                     continue
@@ -101,6 +131,7 @@ class ControllerManager:
             try:
                 with self._lock:
                     self._ensure_watching()
+                    self._elect()
                     busy = self._step()
                     watcher = self._watcher
                 if busy:
@@ -117,8 +148,8 @@ class ControllerManager:
 
     def _idle_wait(self) -> float:
         now = self.ctx.clock.time()
-        wait = _IDLE_WAIT
-        for c in self.controllers:
+        wait = _IDLE_WAIT if self.elector is None else min(_IDLE_WAIT, self.elector.due())
+        for c in self._active():
             due = c.queue.next_due()
             if due is not None:
                 wait = min(wait, max(due - now, 0.0))
@@ -129,9 +160,10 @@ class ControllerManager:
     def _step(self) -> bool:
         """Apply the events waiting, then reconcile one due key. True if anything was done."""
         drained = self._drain()
-        n = len(self.controllers)
+        active = self._active()
+        n = len(active)
         for i in range(n):
-            controller = self.controllers[(self._next + i) % n]
+            controller = active[(self._next + i) % n]
             key = controller.queue.pop()
             if key is None:
                 continue
