@@ -25,6 +25,8 @@ GRACE_PERIOD = 40  # node-monitor-grace-period: how stale a Lease may be before 
 KUBELET_VERSION = "v1.32.13"
 KUBELET_PORT = 10250
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
+# Marks the Nodes whose (simulated) kubelet answers pods/log.
+SIMULATED_ANNOTATION = "sim.kubelite.io/simulated"
 
 CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "110"}
 
@@ -81,7 +83,7 @@ def node_object(name: str, index: int, now: str) -> dict:
     return {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name, "labels": labels,
-                     "annotations": {"node.alpha.kubernetes.io/ttl": "0",
+                     "annotations": {"node.alpha.kubernetes.io/ttl": "0", SIMULATED_ANNOTATION: "true",
                                      "volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
         "spec": {"podCIDR": pod_cidr(index), "podCIDRs": [pod_cidr(index)]},
         "status": {

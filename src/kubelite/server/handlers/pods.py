@@ -1,35 +1,188 @@
-"""The Pod subresources that are not status: binding, eviction and log.
+"""The Pod subresources that are not status: binding, eviction, log, and the streaming ones.
 
-No scheduler or kubelet runs, so these are what a kube-apiserver alone answers: binding sets
-`spec.nodeName` once (409 afterwards), eviction deletes the Pod, and the log of a Pod that no
-node runs is empty (204 No Content).
+binding sets `spec.nodeName` once (409 afterwards) and the PodScheduled condition; eviction
+deletes the Pod. log answers from the simulated container of a simulated node (what it prints is
+described in server/podlogs.py), with the kubelet's options and errors; a pod on a node nobody
+simulates fails as a kubelet that cannot be reached does. exec, attach and portforward are
+validated as kube-apiserver does, then fail as it does when it cannot dial the node's kubelet:
+no simulated container runs commands or forwards ports.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 
-from kubelite.server import errors
+from kubelite.server import errors, podlogs
+from kubelite.server.clock import parse_time
+from kubelite.server.controllers.nodes import SIMULATED_ANNOTATION
 from kubelite.server.core import DeleteOptions
-from kubelite.server.handlers.http import Response, json_response
+from kubelite.server.handlers.http import Response, StreamingResponse, json_response
 
-SUBRESOURCES = ("binding", "eviction", "log")
-_METHODS = {"binding": "POST", "eviction": "POST", "log": "GET"}
+SUBRESOURCES = ("binding", "eviction", "log", "exec", "attach", "portforward")
+_METHODS = {"binding": ("POST",), "eviction": ("POST",), "log": ("GET",), "exec": ("GET", "POST"),
+            "attach": ("GET", "POST"), "portforward": ("GET", "POST")}
+_FOLLOW_POLL = 0.25  # seconds between looks at a followed container
 
 
 def serve(api, request, info, r, namespace: str):
-    if request.method != _METHODS[info.subresource]:
+    if request.method not in _METHODS[info.subresource]:
         raise errors.method_not_allowed()
     if info.subresource == "log":
-        pod = api.get(r, namespace, info.name)
-        if not (pod.get("spec") or {}).get("nodeName"):
-            return Response(status=204, body=b"", content_type="")
-        # Nothing runs the containers: an empty log.
-        return Response(status=200, body=b"", content_type="text/plain")
+        return _log(api, request, r, namespace, info.name)
+    if info.subresource in ("exec", "attach", "portforward"):
+        return _stream(api, request, r, namespace, info.name, info.subresource)
     body = _body(request)
     if info.subresource == "binding":
         return _bind(api, request, r, namespace, info.name, body)
     return _evict(api, request, r, namespace, info.name, body)
 
+
+# -- log ---------------------------------------------------------------------------------------
+
+def _log_options(request, name: str) -> dict:
+    q = request.query
+    opts = {"container": q.get("container") or "", "follow": q.flag("follow"), "previous": q.flag("previous"),
+            "timestamps": q.flag("timestamps")}
+    causes = []
+    for key, minimum, rule in (("tailLines", 0, "must be greater than or equal to 0"),
+                               ("sinceSeconds", 1, "must be greater than 0"),
+                               ("limitBytes", 1, "must be greater than 0")):
+        raw = q.get(key)
+        if raw is None:
+            opts[key] = None
+            continue
+        try:
+            value = int(raw)
+        except ValueError:
+            raise errors.bad_request(f'strconv.ParseInt: parsing "{raw}": invalid syntax') from None
+        if value < minimum:
+            causes.append({"reason": "FieldValueInvalid", "message": f"Invalid value: {value}: {rule}",
+                           "field": key})
+        opts[key] = value
+    since_time = q.get("sinceTime")
+    opts["sinceTime"] = parse_time(since_time) if since_time else None
+    if since_time and opts["sinceTime"] is None:
+        raise errors.bad_request(f'parsing time "{since_time}" as "2006-01-02T15:04:05Z07:00": cannot parse '
+                                 f'"{since_time}" as "2006"')
+    if since_time and opts["sinceSeconds"] is not None:
+        causes.append({"reason": "FieldValueForbidden",
+                       "message": "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified",
+                       "field": ""})
+    if causes:
+        raise errors.invalid("", "PodLogOptions", name, causes)
+    return opts
+
+
+def resolve_container(pod: dict, container: str) -> str:
+    """The container a log / exec request means, with kube-apiserver's errors."""
+    name = pod["metadata"]["name"]
+    spec = pod.get("spec") or {}
+    if not container:
+        containers = spec.get("containers") or []
+        if len(containers) == 1:
+            return containers[0].get("name")
+        if not containers:
+            raise errors.bad_request(f"a container name must be specified for pod {name}")
+        every = [c.get("name") for group in ("initContainers", "containers", "ephemeralContainers")
+                 for c in spec.get(group) or []]
+        raise errors.bad_request(f"a container name must be specified for pod {name}, "
+                                 f"choose one of: [{' '.join(every)}]")
+    if podlogs.find_container(pod, container) is None:
+        raise errors.bad_request(f"container {container} is not valid for pod {name}")
+    return container
+
+
+def _node_endpoint(api, node_name: str) -> tuple[dict, str]:
+    """The Node and the address:port of its kubelet (as the API server's connection info)."""
+    node = api.get(api.registry.lookup("", "v1", "nodes"), "", node_name)  # 404 nodes "x" not found
+    status = node.get("status") or {}
+    port = ((status.get("daemonEndpoints") or {}).get("kubeletEndpoint") or {}).get("Port") or 10250
+    addresses = {a.get("type"): a.get("address") for a in status.get("addresses") or []}
+    host = addresses.get("InternalIP") or addresses.get("ExternalIP") or addresses.get("Hostname") or node_name
+    return node, f"{host}:{port}"
+
+
+def _simulated(node: dict) -> bool:
+    return ((node.get("metadata") or {}).get("annotations") or {}).get(SIMULATED_ANNOTATION) == "true"
+
+
+def _log(api, request, r, namespace: str, name: str):
+    opts = _log_options(request, name)
+    pod = api.get(r, namespace, name)
+    container = resolve_container(pod, opts["container"])
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    if not node_name:
+        return Response(status=204, body=b"", content_type="")
+    node, endpoint = _node_endpoint(api, node_name)
+    if not _simulated(node):
+        url = f"https://{endpoint}/containerLogs/{namespace}/{name}/{container}"
+        raise errors.server_error(f'Get "{url}": dial tcp {endpoint}: connect: connection refused')
+    status = podlogs.container_status(pod, container)
+    state = (status or {}).get("state") or {}
+    if opts["previous"]:
+        raise errors.bad_request(f'previous terminated container "{container}" in pod "{name}" not found')
+    if not status or not (state.get("running") or state.get("terminated")):
+        reason = (state.get("waiting") or {}).get("reason") or "ContainerCreating"
+        raise errors.bad_request(f'container "{container}" in pod "{name}" is waiting to start: {reason}')
+    since = opts["sinceTime"]
+    if opts["sinceSeconds"] is not None:
+        since = api.clock.time() - opts["sinceSeconds"]
+    data = podlogs.render(podlogs.log_lines(pod, podlogs.find_container(pod, container)),
+                          timestamps=opts["timestamps"], tail=opts["tailLines"], since=since,
+                          limit_bytes=opts["limitBytes"])
+    if opts["follow"] and state.get("running"):
+        return StreamingResponse(_follow(api, r, pod, container, data), content_type="text/plain")
+    return Response(status=200, body=data, content_type="text/plain")
+
+
+async def _follow(api, r, pod: dict, container: str, first: bytes):
+    """The log so far, then nothing more (a simulated container prints once) until the container
+    stops running or the pod goes away — as `kubectl logs -f` of a quiet container."""
+    if first:
+        yield first
+    meta = pod["metadata"]
+    while True:
+        await asyncio.sleep(_FOLLOW_POLL)
+        try:
+            current = await asyncio.to_thread(api.get, r, meta["namespace"], meta["name"])
+        except errors.StatusError:
+            return
+        if (current.get("metadata") or {}).get("uid") != meta.get("uid"):
+            return
+        state = (podlogs.container_status(current, container) or {}).get("state") or {}
+        if not state.get("running"):
+            return
+
+
+# -- exec, attach, portforward --------------------------------------------------------------------
+
+def _stream(api, request, r, namespace: str, name: str, kind: str):
+    pod = api.get(r, namespace, name)
+    if kind != "portforward":
+        container = request.query.get("container") or ""
+        spec = pod.get("spec") or {}
+        if not container:
+            containers = spec.get("containers") or []
+            if len(containers) != 1:
+                if not containers:
+                    raise errors.bad_request(f"a container name must be specified for pod {name}")
+                names = " ".join(c.get("name") for c in containers)
+                message = f"a container name must be specified for pod {name}, choose one of: [{names}]"
+                inits = " ".join(c.get("name") for c in spec.get("initContainers") or [])
+                if inits:
+                    message += f" or one of the init containers: [{inits}]"
+                raise errors.bad_request(message)
+        elif podlogs.find_container(pod, container) is None:
+            raise errors.bad_request(f"container {container} is not valid for pod {name}")
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    if not node_name:
+        raise errors.bad_request(f"pod {name} does not have a host assigned")
+    _, endpoint = _node_endpoint(api, node_name)
+    # No kubelet listens: the API server's dial of the node fails.
+    raise errors.server_error(f"error dialing backend: dial tcp {endpoint}: connect: connection refused")
+
+
+# -- binding, eviction ------------------------------------------------------------------------------
 
 def _body(request) -> dict:
     try:
