@@ -28,10 +28,11 @@ COMMANDS = [
     "config get-contexts", "config current-context", "config use-context", "config set-context", "config set",
     "config unset", "config set-cluster", "config set-credentials", "config delete-cluster", "config delete-context",
     "config delete-user", "config get-clusters", "config get-users", "config rename-context",
+    "rollout", "rollout status", "rollout history", "rollout undo", "rollout pause", "rollout resume", "rollout restart",
 ]
 # kubectl subcommands kubelite does not have
 NOT_IMPLEMENTED: dict = {}
-NOT_IMPLEMENTED_TOP = {"rollout", "certificate", "top", "cordon", "uncordon", "drain", "taint", "logs", "attach",
+NOT_IMPLEMENTED_TOP = {"certificate", "top", "cordon", "uncordon", "drain", "taint", "logs", "attach",
                        "exec", "port-forward", "proxy", "cp", "auth", "debug", "events", "wait", "completion",
                        "plugin"}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)

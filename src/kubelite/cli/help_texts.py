@@ -375,6 +375,9 @@ def _merge_other_commands() -> None:
     for name, doc in manage.MANAGE_FLAG_DOCS.items():
         FLAG_DOCS.setdefault(name, doc)
     HELP.update({h.command: h for h in [*manage.RECORDS, *manage.CONFIG_RECORDS, manage.SERVE]})
+    from kubelite.cli.rollout_help import HELP as rollout
+
+    HELP.update(rollout)
 
 
 _merge_other_commands()

@@ -531,6 +531,7 @@ TOP_GROUPS = (
         ("edit", "Change objects on the server in an editor"),
         ("delete", "Delete objects by file, by name, or by type and label selector"))),
     ("Deploy Commands", (
+        ("rollout", "Follow and steer the rollout of workloads"),
         ("scale", "Change the number of replicas of a deployment, replica set or replication controller"),
         ("autoscale", "Scale a deployment, replica set, stateful set or replication controller automatically"))),
     ("Cluster Management Commands", (

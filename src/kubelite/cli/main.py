@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "label": "kubelite.cli.label",
     "annotate": "kubelite.cli.annotate",
     "scale": "kubelite.cli.scale",
+    "rollout": "kubelite.cli.rollout",
     "api-resources": "kubelite.cli.api_resources",
     "api-versions": "kubelite.cli.api_versions",
     "cluster-info": "kubelite.cli.cluster_info",
