@@ -244,8 +244,11 @@ class EndpointsController(ServicePodsController):
         if (current.get("subsets") or []) == subsets and ((current["metadata"].get("labels") or {}) == labels):
             return
         updated = copy.deepcopy(current)
-        updated["metadata"]["labels"] = labels
-        updated["metadata"]["annotations"] = with_trigger(current["metadata"].get("annotations"), trigger)
+        for field, value in (("labels", labels),
+                             ("annotations", with_trigger(current["metadata"].get("annotations"), trigger))):
+            updated["metadata"].pop(field, None)
+            if value:
+                updated["metadata"][field] = value
         updated.pop("subsets", None)
         if subsets:
             updated["subsets"] = subsets
