@@ -20,9 +20,10 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.replicaset import ReplicaSetController, ReplicationControllerController
     from kubelite.server.controllers.scheduler import Scheduler
     from kubelite.server.controllers.serviceaccount import RootCAPublisher, ServiceAccountController
+    from kubelite.server.controllers.statefulset import StatefulSetController
     from kubelite.server.controllers.ttl import TTLAfterFinishedController
 
     return [CRDRegistryController, JobController, GarbageCollector, NamespaceController, RootCAPublisher,
             ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
             SimulatedNodes, NodeLifecycle, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
-            EndpointsController, EndpointSliceController, EndpointSliceMirroringController]
+            EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController]
