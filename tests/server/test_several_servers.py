@@ -1,0 +1,186 @@
+"""Several `kubelite serve` processes on one store (one SQLite file, or one etcd).
+
+Each server answers for the others' writes, watches on one see writes made through another,
+resourceVersions are the store's revisions everywhere, and the controllers run in one server at a
+time: the holder of the Lease kube-system/kube-controller-manager. When that server is killed
+(SIGKILL: no release), another takes the Lease over once it has not been renewed for its duration
+and its controllers act (a ReplicaSet created after the kill gets its pods).
+
+The servers run with short election times (lease 3s, renew deadline 2s, retry 0.5s) so that the
+takeover takes seconds; every wait is on a condition with a deadline.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import ssl
+import threading
+import time
+
+import httpx
+import pytest
+
+from etcd_support import Etcd, have_etcd
+from test_serve_support import Served
+
+FAST_ELECTION = ("--leader-elect-lease-duration=3s", "--leader-elect-renew-deadline=2s",
+                 "--leader-elect-retry-period=0.5s")
+LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager"
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+REPLICASETS = "/apis/apps/v1/namespaces/default/replicasets"
+DEADLINE = 60.0
+
+
+@pytest.fixture(params=["sqlite", "etcd"])
+def storage(request, tmp_path):
+    """The storage URL every server of the test shares."""
+    if request.param == "sqlite":
+        yield f"sqlite:{tmp_path / 'shared.db'}"
+        return
+    if not have_etcd():
+        pytest.skip("etcd is not installed (apt-get install etcd-server)")
+    with Etcd() as server:
+        yield server.url
+
+
+@pytest.fixture
+def start(tmp_path, storage):
+    """start(name) -> a started Served on the shared storage; all stopped at the end."""
+    servers: list[Served] = []
+    clients: list[httpx.Client] = []
+
+    def start_server(name: str) -> tuple[Served, httpx.Client]:
+        served = Served(tmp_path / name, tmp_path / f"{name}.kubeconfig",
+                        args=("--storage", storage, *FAST_ELECTION)).start(timeout=DEADLINE)
+        servers.append(served)
+        client = httpx.Client(base_url=served.url, verify=ssl.create_default_context(cafile=served.ca),
+                              timeout=20, headers={"Authorization": f"Bearer {served.token}"})
+        clients.append(client)
+        return served, client
+
+    yield start_server
+    for client in clients:
+        client.close()
+    for served in servers:
+        served.stop()
+
+
+def eventually(what: str, probe, deadline: float = DEADLINE):
+    """Poll `probe` until it returns something truthy; fail naming `what` at the deadline."""
+    end = time.monotonic() + deadline
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > end:
+            pytest.fail(f"timed out after {deadline}s waiting for {what}")
+        time.sleep(0.1)
+
+
+def lease_spec(client: httpx.Client) -> dict | None:
+    response = client.get(LEASE)
+    return response.json()["spec"] if response.status_code == 200 else None
+
+
+def replicaset(name: str, replicas: int = 2) -> dict:
+    labels = {"app": name}
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+
+
+def pods(client: httpx.Client, app: str) -> list[dict]:
+    response = client.get("/api/v1/namespaces/default/pods", params={"labelSelector": f"app={app}"})
+    return response.json()["items"] if response.status_code == 200 else []
+
+
+def kill(served: Served) -> None:
+    served.proc.send_signal(signal.SIGKILL)
+    served.proc.wait(30)
+
+
+def test_controllers_move_to_another_server_when_the_leader_is_killed(start):
+    first, a = start("first")
+    leader = eventually("the first server to take the lease", lambda: lease_spec(a))["holderIdentity"]
+    second, b = start("second")
+    # Both serve; only the leader's controllers act.
+    assert b.post(REPLICASETS, json=replicaset("before")).status_code == 201
+    eventually("the leader's ReplicaSet controller", lambda: len(pods(b, "before")) == 2)
+    assert lease_spec(b)["holderIdentity"] == leader
+
+    kill(first)
+    taken = eventually("the second server to take the lease over",
+                       lambda: (lease_spec(b) or {}).get("holderIdentity") not in (None, leader) and lease_spec(b))
+    assert taken["leaseTransitions"] == 1 and taken["holderIdentity"]
+    assert b.post(REPLICASETS, json=replicaset("after")).status_code == 201
+    made = eventually("the new leader's ReplicaSet controller", lambda: len(pods(b, "after")) == 2 and pods(b, "after"))
+    assert {p["metadata"]["ownerReferences"][0]["name"] for p in made} == {"after"}
+
+
+def test_a_clean_stop_hands_the_lease_over_at_once(start):
+    first, a = start("first")
+    eventually("the first server to take the lease", lambda: lease_spec(a))
+    second, b = start("second")
+    first.stop()  # SIGTERM: the leader releases the lease
+    began = time.monotonic()
+    eventually("the second server to take the released lease",
+               lambda: (lease_spec(b) or {}).get("holderIdentity") not in (None, ""))
+    assert lease_spec(b)["leaseTransitions"] == 0  # a released lease is acquired, not taken over
+    assert time.monotonic() - began < DEADLINE
+
+
+def test_writes_through_one_are_read_and_watched_through_the_other(start):
+    _, a = start("first")
+    _, b = start("second")
+    rv = b.get(CONFIGMAPS).json()["metadata"]["resourceVersion"]
+    events: list[dict] = []
+
+    def collect():
+        with b.stream("GET", CONFIGMAPS, params={"watch": "1", "resourceVersion": rv, "timeoutSeconds": "20"}) as r:
+            for line in r.iter_lines():
+                if line:
+                    events.append(json.loads(line))
+                    if len(events) == 2:
+                        return
+
+    reader = threading.Thread(target=collect)
+    reader.start()
+    made = a.post(CONFIGMAPS, json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "shared"},
+                                    "data": {"k": "1"}})
+    assert made.status_code == 201, made.text
+    changed = b.patch(f"{CONFIGMAPS}/shared", json={"data": {"k": "2"}},
+                      headers={"Content-Type": "application/merge-patch+json"})
+    assert changed.status_code == 200, changed.text
+    reader.join(30)
+    assert not reader.is_alive()
+    assert [(e["type"], e["object"]["data"]["k"]) for e in events] == [("ADDED", "1"), ("MODIFIED", "2")]
+    # One sequence of revisions: the same resourceVersions whichever server answers.
+    revisions = [e["object"]["metadata"]["resourceVersion"] for e in events]
+    assert revisions == [made.json()["metadata"]["resourceVersion"], changed.json()["metadata"]["resourceVersion"]]
+    assert int(revisions[0]) < int(revisions[1])
+    assert a.get(f"{CONFIGMAPS}/shared").json()["metadata"]["resourceVersion"] == revisions[1]
+
+
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+             "versions": [{"name": "v1", "served": True, "storage": True,
+                           "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]},
+}
+WIDGETS = "/apis/example.com/v1/namespaces/default/widgets"
+
+
+def test_a_custom_resource_defined_through_one_is_served_by_the_other(start):
+    _, a = start("first")
+    _, b = start("second")
+    assert a.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=CRD).status_code == 201
+    eventually("the other server to serve the new resource", lambda: b.get(WIDGETS).status_code == 200)
+    made = b.post(WIDGETS, json={"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                                 "size": 3})
+    assert made.status_code == 201, made.text
+    got = eventually("the first server to serve the widget", lambda: (r := a.get(f"{WIDGETS}/w")).status_code == 200 and r)
+    assert got.json()["size"] == 3
+    assert got.json()["metadata"]["uid"] == made.json()["metadata"]["uid"]
