@@ -9,6 +9,7 @@ from __future__ import annotations
 def default_controllers() -> list[type]:
     from kubelite.server.controllers.crd import CRDRegistryController
     from kubelite.server.controllers.cronjob import CronJobController
+    from kubelite.server.controllers.daemonset import DaemonSetController
     from kubelite.server.controllers.deployment import DeploymentController
     from kubelite.server.controllers.endpoints import EndpointsController
     from kubelite.server.controllers.endpointslice import EndpointSliceController, EndpointSliceMirroringController
@@ -26,4 +27,4 @@ def default_controllers() -> list[type]:
     return [CRDRegistryController, JobController, GarbageCollector, NamespaceController, RootCAPublisher,
             ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
             SimulatedNodes, NodeLifecycle, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
-            EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController]
+            EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController]
