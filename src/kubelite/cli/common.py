@@ -87,7 +87,9 @@ def _invalid_message(err) -> str:
     kind, name = details.get("kind") or "", details.get("name") or ""
     causes = [c for c in details.get("causes") or () if isinstance(c, dict)]
     if kind or name:
-        head = f'The {kind} "{name}" is invalid'
+        from kubelite.manifest._govalues import go_quote
+
+        head = f"The {kind} {go_quote(name)} is invalid"  # Go's %q, as kubectl prints it
     elif err.message and not causes:
         # without kind/name or causes the message is the only information there is
         head = f"{head}: {err.message}"

@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from kubelite.schema.gojson import json_kind
+from kubelite.schema.gojson import json_kind, without_lone_surrogates
 
 from . import _goyaml
 from ._gonum import INT64_MAX, INT64_MIN
@@ -305,9 +305,14 @@ def _missing_kind(source: str, obj: dict) -> ManifestError:
     return ManifestError(f"unable to decode \"{source}\": Object 'Kind' is missing in '{to_compact_json(obj)}'")
 
 
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+
+
 def objects_from_text(text: str, source: str, validate: bool = True) -> list[Manifest]:
     """Every object in the text of one source, checked; raises ManifestError."""
     documents = _json_documents(text, source) if _is_json(text) else _yaml_documents(text, source)
+    if _LONE_SURROGATE.search(text):  # escapes of half a UTF-16 pair: Go reads them as U+FFFD
+        documents = [_Document(without_lone_surrogates(d.value), d.line) for d in documents]
     manifests: list[Manifest] = []
     for index, doc in enumerate(documents):
         try:

@@ -19,3 +19,30 @@ def json_kind(value: object) -> str:
     if isinstance(value, dict):
         return "object"
     return "null"
+
+
+_SURROGATE = None
+
+
+def without_lone_surrogates(value: object) -> object:
+    """`value` with every lone UTF-16 surrogate (Python keeps "\\ud800" escapes as such) replaced
+    by U+FFFD, as Go's decoders do; the same object when there is none."""
+    import re
+
+    global _SURROGATE
+    if _SURROGATE is None:
+        _SURROGATE = re.compile("[\ud800-\udfff]")
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        fixed = {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+        if type(value) is dict:
+            return fixed
+        out = type(value)()  # a dict subclass (duplicate-key tracking) keeps its class and slots
+        for attr in getattr(type(value), "__slots__", ()):
+            setattr(out, attr, getattr(value, attr, None))
+        out.update(fixed)
+        return out
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    return value

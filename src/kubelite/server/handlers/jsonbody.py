@@ -14,6 +14,7 @@ import math
 import re
 
 from kubelite.manifest._gonum import INT64_MAX, INT64_MIN
+from kubelite.schema.gojson import without_lone_surrogates
 from kubelite.server.typecheck import FloatLiteral
 
 MAX_DEPTH = 10000  # encoding/json's nesting limit: deeper documents are a syntax error
@@ -30,7 +31,6 @@ def _go_replace(exc: UnicodeDecodeError):
 
 codecs.register_error("kubelite-go-replace", _go_replace)
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _LONG_NUMBER = re.compile(rb"[0-9]{300}|[eE][+]?0*[0-9]{3}")
 
@@ -53,7 +53,7 @@ def loads(data: bytes, object_pairs_hook=None):
     except (ValueError, RecursionError):
         raise JSONBodyError(syntax_error(data) or "unexpected end of JSON input") from None
     if _SURROGATE_ESCAPE.search(data):
-        value = _without_surrogates(value)
+        value = without_lone_surrogates(value)
     return value
 
 
@@ -93,22 +93,6 @@ def _integer(text: str):
 
 def _reject_constant(name: str):
     raise ValueError(name)  # NaN and Infinity are not JSON
-
-
-def _without_surrogates(value):
-    """Lone surrogates (from escapes such as "\\ud800") replaced by U+FFFD, as Go decodes them."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        fixed = type(value)() if type(value) is not dict else {}
-        for attr in getattr(type(value), "__slots__", ()):
-            setattr(fixed, attr, getattr(value, attr, None))
-        for key, child in value.items():
-            fixed[_without_surrogates(key)] = _without_surrogates(child)
-        return fixed
-    if isinstance(value, list):
-        return [_without_surrogates(v) for v in value]
-    return value
 
 
 # -- encoding/json's syntax errors ------------------------------------------------------------

@@ -49,6 +49,7 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
     if r.namespaced and not namespace and verb in ("create", "get", "update", "patch", "delete"):
         raise errors.not_found_path()
 
+    _check_storable(r, verb, namespace, info.name)
     if verb in ("get", "list"):
         _check_resource_version(request.query.get("resourceVersion"))
     api = conversion.served(api, r)  # kinds stored in another version than the one asked for
@@ -86,6 +87,15 @@ def _writer():
 
         _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kubelite-writes")
     return _WRITER
+
+
+def _check_storable(r, verb: str, namespace: str, name: str | None) -> None:
+    """No stored object has NUL in its name or namespace (validation refuses them), and storage
+    keys cannot hold one: such a request is about something that does not exist."""
+    if "\x00" in namespace and verb in ("create", "get", "update", "patch", "delete"):
+        raise errors.not_found("", "namespaces", namespace)
+    if name and "\x00" in name and verb in ("get", "update", "patch", "delete"):
+        raise errors.not_found(r.group, r.resource, name)
 
 
 FUTURE_RV_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a future resourceVersion
