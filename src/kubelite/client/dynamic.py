@@ -153,10 +153,10 @@ class Session:
     property needing it is used.
     """
 
-    def __init__(self, connection, verbosity: int = 0):
+    def __init__(self, connection, verbosity: int = 0, transport=None):
         self.connection = connection
         self.verbosity = verbosity
-        self._transport = None
+        self._transport = transport  # given: an already open one (the Python API's in-process cluster)
         self._discovery = None
         self._client = None
 
