@@ -12,6 +12,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 
 import httpx
 import pytest
@@ -36,7 +37,8 @@ def free_port() -> int:
 class Etcd:
     """One etcd member. `url` is the storage URL kubelite takes (etcd://127.0.0.1:PORT)."""
 
-    def __init__(self, data_dir: str | None = None):
+    def __init__(self, data_dir: str | None = None, tls: "EtcdTLS | None" = None):
+        self.tls = tls
         base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
         self._owned_dir = data_dir is None
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="kubelite-etcd-", dir=base)
@@ -47,20 +49,23 @@ class Etcd:
 
     @property
     def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.client_port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.client_port}"
 
     @property
     def url(self) -> str:
         return f"etcd://127.0.0.1:{self.client_port}"
 
     def start(self) -> "Etcd":
-        client, peer = f"http://127.0.0.1:{self.client_port}", f"http://127.0.0.1:{self.peer_port}"
+        client, peer = self.endpoint, f"http://127.0.0.1:{self.peer_port}"
+        secure = [] if self.tls is None else [
+            "--cert-file", self.tls.server_cert, "--key-file", self.tls.server_key,
+            "--client-cert-auth", "--trusted-ca-file", self.tls.ca]
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [ETCD, "--name", "default", "--data-dir", os.path.join(self.data_dir, "member-data"),
                  "--listen-client-urls", client, "--advertise-client-urls", client,
                  "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                 "--initial-cluster", f"default={peer}", "--log-level", "error"],
+                 "--initial-cluster", f"default={peer}", "--log-level", "error", *secure],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.wait_healthy()
         return self
@@ -71,10 +76,19 @@ class Etcd:
             if self.process.poll() is not None:
                 raise RuntimeError(f"etcd exited with {self.process.returncode}: {self._log_tail()}")
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.endpoint + "/health", timeout=1).json().get("health") == "true":
+                if httpx.get(self.endpoint + "/health", timeout=1, verify=self._verify()).json().get("health") == "true":
                     return
             time.sleep(0.02)
         raise RuntimeError(f"etcd did not become healthy in {START_TIMEOUT}s: {self._log_tail()}")
+
+    def _verify(self):
+        if self.tls is None:
+            return True
+        import ssl
+
+        context = ssl.create_default_context(cafile=self.tls.ca)
+        context.load_cert_chain(self.tls.client_cert, self.tls.client_key)
+        return context
 
     def _log_tail(self) -> str:
         with contextlib.suppress(OSError), open(self.log, errors="replace") as f:
@@ -102,6 +116,67 @@ class Etcd:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class EtcdTLS:
+    """Files for an etcd serving https that asks clients for a certificate."""
+
+    ca: str
+    server_cert: str
+    server_key: str
+    client_cert: str
+    client_key: str
+
+
+def make_tls(directory) -> EtcdTLS:
+    """kubelite's CA, and from it etcd's serving certificate (127.0.0.1) and a client certificate.
+
+    etcd 3.4's JSON gateway dials etcd's own gRPC port with the serving certificate, so with
+    --client-cert-auth that certificate must allow client authentication too."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    from kubelite.server.tls import CA_KEY, ensure_tls
+
+    files = ensure_tls(directory)
+    ca_cert = x509.load_pem_x509_certificate(files.ca_cert.read_bytes())
+    ca_key = serialization.load_pem_private_key((files.ca_cert.parent / CA_KEY).read_bytes(), None)
+    folder = files.ca_cert.parent
+    server = _issue(ca_cert, ca_key, "kubelite-etcd", folder / "etcd-server", serving=True)
+    client = _issue(ca_cert, ca_key, "kubelite-etcd-client", folder / "etcd-client", serving=False)
+    return EtcdTLS(str(files.ca_cert), *server, *client)
+
+
+def _issue(ca_cert, ca_key, name: str, path, *, serving: bool) -> tuple[str, str]:
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    usages = [ExtendedKeyUsageOID.CLIENT_AUTH] + ([ExtendedKeyUsageOID.SERVER_AUTH] if serving else [])
+    builder = (x509.CertificateBuilder()
+               .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]))
+               .issuer_name(ca_cert.subject).public_key(key.public_key())
+               .serial_number(x509.random_serial_number())
+               .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+               .add_extension(x509.ExtendedKeyUsage(usages), critical=False))
+    if serving:
+        builder = builder.add_extension(x509.SubjectAlternativeName(
+            [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]), critical=False)
+    cert = builder.sign(ca_key, hashes.SHA256())
+    cert_path, key_path = f"{path}.crt", f"{path}.key"
+    with open(cert_path, "wb") as f:
+        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    with open(key_path, "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()))
+    return cert_path, key_path
 
 
 @pytest.fixture

@@ -134,22 +134,9 @@ class EtcdStore(Store):
 
         self.options = parse_url(options) if isinstance(options, str) else options
         self.endpoints = list(self.options.endpoints)
-        verify: object = True
-        if self.options.ca_file:
-            import ssl
-
-            try:
-                verify = ssl.create_default_context(cafile=self.options.ca_file)
-            except (OSError, ssl.SSLError) as err:
-                raise StorageError(f"etcd CA file {self.options.ca_file}: {err}") from None
-        cert = (self.options.cert_file, self.options.key_file) if self.options.cert_file else None
         timeout = self.options.timeout
-        try:
-            self._http = httpx.Client(
-                verify=verify, cert=cert, timeout=timeout,
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=32))
-        except (OSError, ValueError) as err:
-            raise StorageError(f"etcd client certificate: {err}") from None
+        self._http = httpx.Client(verify=self._tls_context(), timeout=timeout,
+                                  limits=httpx.Limits(max_connections=None, max_keepalive_connections=32))
         self._closed = False
         self._preferred = 0  # index of the endpoint that answered last
         self._compacted = 0  # a compaction point known to have happened (a lower bound)
@@ -157,6 +144,22 @@ class EtcdStore(Store):
         self._streams_lock = threading.Lock()
         self._hub = _Hub(self, history)
         self.current_revision()  # fail now, clearly, if etcd cannot be reached
+
+    def _tls_context(self):
+        """True (system CAs) unless a CA or a client certificate is given: then an SSLContext."""
+        import ssl
+
+        options = self.options
+        if not (options.ca_file or options.cert_file):
+            return True
+        try:
+            context = ssl.create_default_context(cafile=options.ca_file)
+            if options.cert_file:
+                context.load_cert_chain(options.cert_file, options.key_file)
+        except (OSError, ssl.SSLError) as err:
+            files = ", ".join(f for f in (options.ca_file, options.cert_file, options.key_file) if f)
+            raise StorageError(f"etcd TLS files ({files}): {err}") from None
+        return context
 
     # -- requests ---------------------------------------------------------------------------------
 
