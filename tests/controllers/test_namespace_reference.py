@@ -45,6 +45,9 @@ def test_termination_waits_for_the_finalizer_as_recorded(recorded_cluster):
         assert deleted.json()["status"] == {"phase": "Terminating"}
         assert deleted.json()["spec"] == {"finalizers": ["kubernetes"]}
         assert recorded_cluster.settle()
+        # Nothing happens for 5 s (as recorded: content deleted and conditions written ~5 s later).
+        assert "conditions" not in api.get(f"/api/v1/namespaces/{NS}").json()["status"]
+        recorded_cluster.advance(5)
 
         ns = api.get(f"/api/v1/namespaces/{NS}").json()
         recorded = _recorded_namespace(8.7)
@@ -63,6 +66,9 @@ def test_termination_waits_for_the_finalizer_as_recorded(recorded_cluster):
         api.patch(f"/api/v1/namespaces/{NS}/configmaps/hold", content=json.dumps(
             {"metadata": {"finalizers": None}}), headers=MERGE)
         assert recorded_cluster.settle()
+        # The controller looks again on its own schedule (recorded: ~8 s later), not at once.
+        assert api.get(f"/api/v1/namespaces/{NS}").status_code == 200
+        recorded_cluster.advance(8)
         assert api.get(f"/api/v1/namespaces/{NS}").status_code == 404
         # The last state before it went carries the final conditions, as recorded.
         last = [obj for rid, kind, obj in seen_namespace_events(recorded_cluster)][-1]
@@ -73,10 +79,11 @@ def test_namespace_transitions_match_the_recording(recorded_cluster):
     with recorded_cluster.http_client() as api:
         _start(recorded_cluster, api)
         api.delete(f"/api/v1/namespaces/{NS}")
-        recorded_cluster.settle()
+        assert recorded_cluster.settle()  # the deletion is seen now; the controller acts 5 s later
+        recorded_cluster.advance(5)
         api.patch(f"/api/v1/namespaces/{NS}/configmaps/hold", content=json.dumps(
             {"metadata": {"finalizers": None}}), headers=MERGE)
-        assert recorded_cluster.settle()
+        recorded_cluster.advance(8)
     seen = [(kind, obj["status"].get("phase"), [c[:3] for c in _conditions(obj)])
             for _, kind, obj in seen_namespace_events(recorded_cluster)]
     recorded = [(e["type"], e["object"]["status"].get("phase"), [c[:3] for c in _conditions(e["object"])])
@@ -94,10 +101,12 @@ def test_system_namespaces_cannot_be_deleted(recorded_cluster, name):
         assert "deletionTimestamp" not in api.get(f"/api/v1/namespaces/{name}").json()["metadata"]
 
 
-def test_an_empty_namespace_goes_at_once(recorded_cluster):
+def test_an_empty_namespace_goes_after_the_grace_period(recorded_cluster):
     with recorded_cluster.http_client() as api:
         create_namespace(api, "empty")
         assert recorded_cluster.settle()
         api.delete("/api/v1/namespaces/empty")
         assert recorded_cluster.settle()
+        assert api.get("/api/v1/namespaces/empty").json()["status"] == {"phase": "Terminating"}
+        recorded_cluster.advance(5)
         assert api.get("/api/v1/namespaces/empty").status_code == 404

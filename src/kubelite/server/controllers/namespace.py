@@ -6,8 +6,12 @@ waits for them), the five deletion conditions are written with the reasons and m
 v1.32, and when nothing is left the `kubernetes` finalizer is removed through the namespace's
 `finalize` subresource, which lets the namespace go.
 
-Graceful deletions still under way (a Pod waiting for its kubelet) are waited for before the
-conditions are written, so the conditions name what really holds the namespace: finalizers.
+Timing is v1.32's: a namespace is looked at 5 s after it is marked for deletion (and after each
+change to it, such as the controller's own condition write), and while finalizers hold content
+it is looked at again 8 s later (half the 15 s estimate, plus one) rather than on every change of
+that content. Graceful deletions still under way (a Pod waiting for its kubelet) are waited for,
+event by event, before the conditions are written, so the conditions name what really holds the
+namespace: finalizers.
 """
 from __future__ import annotations
 
@@ -16,6 +20,10 @@ from collections import Counter
 from kubelite.server.controllers.base import Controller
 
 FINALIZER = "kubernetes"
+# Seconds before a namespace marked for deletion is processed (lets HA servers see the deletion).
+DELETION_GRACE = 5.0
+# Seconds before looking again while finalizers hold content: the 15 s estimate halved, plus one.
+FINALIZER_RECHECK = 15 // 2 + 1
 
 
 def condition_list(remaining: dict[str, int], finalizers: Counter) -> list[dict]:
@@ -63,18 +71,17 @@ class NamespaceController(Controller):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self._terminating: set[str] = set()
+        # Namespaces waiting for graceful deletions of their content: each event of it counts.
+        self._draining: set[str] = set()
 
     def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
         meta = obj.get("metadata") or {}
         if rid == "namespaces":
-            name = meta.get("name")
             if event_type != "DELETED" and meta.get("deletionTimestamp"):
-                self._terminating.add(name)
-                self.queue.add(name)
+                self.queue.add_after(meta.get("name"), DELETION_GRACE)
             else:
-                self._terminating.discard(name)
-        elif meta.get("namespace") in self._terminating:
+                self._draining.discard(meta.get("name"))
+        elif meta.get("namespace") in self._draining:
             self.queue.add(meta["namespace"])
 
     def sync(self, name: str) -> None:
@@ -90,18 +97,20 @@ class NamespaceController(Controller):
                     self.client.delete(self._rid(r), name, item["metadata"]["name"], propagation="Background")
         remaining: dict[str, int] = {}
         finalizers: Counter = Counter()
+        self._draining.discard(name)
         for r in resources:
             items = self._list(r, name)
             for item in items:
                 held = item["metadata"].get("finalizers") or []
                 if not held:
-                    return  # a graceful deletion is under way: its event brings us back
+                    self._draining.add(name)  # a graceful deletion is under way: its events bring us back
+                    return
                 finalizers.update(held)
             if items:
                 remaining[f"{r.resource}.{r.group}"] = len(items)
         ns = self._write_conditions(ns, condition_list(remaining, finalizers))
         if remaining:
-            self.queue.add_after(name, 15.0)  # besides the events, look again now and then
+            self.queue.add_after(name, FINALIZER_RECHECK)
             return
         self._finalize(ns)
 
