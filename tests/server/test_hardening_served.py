@@ -1,0 +1,142 @@
+"""Hostile requests against the app served over HTTP (uvicorn in a thread, 127.0.0.1, free port):
+/healthz keeps answering while they are handled, and a watch whose client stops reading is
+ended and released, as kube-apiserver ends watchers too slow for their events (issue 19)."""
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+
+from kubelite.server.clock import FakeClock
+from kubelite.server.cluster import Cluster
+from kubelite.server.serve import bind
+
+CMS = "/api/v1/namespaces/default/configmaps"
+
+
+@contextlib.contextmanager
+def http_server(app):
+    """The ASGI app over plain HTTP on a free loopback port, stopped on the way out."""
+    import uvicorn
+
+    sock = bind("127.0.0.1", 0)
+    config = uvicorn.Config(app, http="httptools", loop="asyncio", lifespan="on", log_level="error",
+                            access_log=False, timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        app.shutdown()
+        server.should_exit = True
+        thread.join(timeout=15)
+        sock.close()
+
+
+@pytest.fixture
+def served():
+    with Cluster("memory://", clock=FakeClock(), controllers=False) as cluster:
+        with http_server(cluster.app) as url:
+            yield cluster, url
+
+
+def configmap(name: str, **extra) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, **extra}
+
+
+BOMB = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\n" + b"".join(
+    b"%s: &%s [%s]\n" % (name, name, b",".join([b"*" + prev] * 9) if prev else b'"lol","lol","lol"')
+    for prev, name in zip([b""] + [bytes([c]) for c in b"abcdefghi"], [bytes([c]) for c in b"abcdefghij"]))
+
+
+def hostile_requests(url: str) -> list[tuple[str, str, bytes, str]]:
+    doubling = [{"op": "copy", "from": "/metadata", "path": f"/metadata/x{i}"} for i in range(10000)]
+    deep = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":' + b"[" * 9999 + b"]" * 9999 + b"}"
+    wide = json.dumps(configmap("wide", data={f"k{i}": "v" * 200 for i in range(14000)})).encode()
+    return [
+        ("PATCH", f"{url}{CMS}/target", json.dumps(doubling).encode(), "application/json-patch+json"),
+        ("POST", f"{url}{CMS}", BOMB, "application/yaml"),
+        ("POST", f"{url}{CMS}", deep, "application/json"),
+        ("POST", f"{url}{CMS}", wide, "application/json"),  # just under 3 MiB
+    ]
+
+
+def test_healthz_answers_while_hostile_requests_run(served):
+    cluster, url = served
+    with httpx.Client(timeout=60) as client:
+        assert client.post(f"{url}{CMS}", json=configmap("target")).status_code == 201
+    stop = threading.Event()
+    answers: list[int] = []
+
+    def attack():
+        with httpx.Client(timeout=120) as client:
+            while not stop.is_set():
+                for method, target, body, content_type in hostile_requests(url):
+                    response = client.request(method, target, content=body, headers={"content-type": content_type})
+                    answers.append(response.status_code)
+                    client.delete(f"{url}{CMS}/deep")
+                    client.delete(f"{url}{CMS}/wide")
+
+    attacker = threading.Thread(target=attack, daemon=True)
+    attacker.start()
+    try:
+        with httpx.Client(timeout=10) as client:  # a deadline, not a measurement
+            for _ in range(20):
+                assert client.get(f"{url}/healthz").text == "ok"
+    finally:
+        stop.set()
+        attacker.join(timeout=120)
+    assert not attacker.is_alive()
+    assert answers and all(code < 500 for code in answers), answers
+
+
+def test_a_watch_whose_client_stops_reading_is_ended(served, monkeypatch):
+    from kubelite.server.handlers import watch
+
+    monkeypatch.setattr(watch, "WATCH_BUFFER", 20)
+    cluster, url = served
+    port = int(url.rsplit(":", 1)[1])
+    reader = socket.socket()
+    reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # fills at once
+    reader.connect(("127.0.0.1", port))
+    reader.sendall(f"GET {CMS}?watch=1 HTTP/1.1\r\nHost: kubelite\r\n\r\n".encode())
+    writes = 1200  # ~10 MB of events: more than every buffer between the server and the reader
+    payload = {"blob": "x" * 8000}
+    for i in range(writes):
+        cluster.api.create(cluster.registry.lookup("", "v1", "configmaps"), "default",
+                           configmap(f"cm-{i}", data=payload), _write_options())
+    received = _read_until_end(reader, deadline=time.monotonic() + 120)
+    reader.close()
+    events = received.count(b'"type":"ADDED"')
+    # the stream ended (terminating chunk) before all the writes reached it
+    assert received.endswith(b"0\r\n\r\n"), received[-200:]
+    assert 0 < events < writes
+
+
+def _write_options():
+    from kubelite.server.core import WriteOptions
+
+    return WriteOptions()
+
+
+def _read_until_end(sock: socket.socket, deadline: float) -> bytes:
+    chunks = []
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        data = sock.recv(1 << 16)
+        if not data:
+            break
+        chunks.append(data)
+        if data.endswith(b"0\r\n\r\n"):
+            break
+    return b"".join(chunks)
