@@ -46,7 +46,7 @@ def apply(doc: Any, patch: Any, schema: Any = LOOKUP) -> dict:
     if schema is LOOKUP:
         schema = schema_of(original)
     if schema is None:
-        return _merge_patch().apply(original, patch_map)
+        return _guard(lambda: _merge_patch().apply(original, patch_map))
     from kubelite.patch._smp_merge import APPLY, merge_map
 
     return _guard(lambda: merge_map(_clone(original), _clone(patch_map), schema, APPLY))
