@@ -40,6 +40,7 @@ class Cluster(Client):
         from kubelite.server.clock import FakeClock
         from kubelite.server.cluster import Cluster as ServerCluster
 
+        self.kubeconfig: str | None = None  # while serve() serves: the kubeconfig's path
         clock = None
         if fake_clock is not False:
             clock = FakeClock(None if fake_clock is True else float(fake_clock))

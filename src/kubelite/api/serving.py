@@ -43,9 +43,11 @@ def serve(kube, *, address: str = "127.0.0.1", port: int = 0,
         server = _Server(kube.cluster.app, sock, str(tls.server_cert), str(tls.server_key))
         server.start()
         pump = _Pump(kube)
+        kube.kubeconfig = str(path)
         try:
             yield str(path)
         finally:
+            kube.kubeconfig = None
             pump.stop()
             server.stop()
     finally:
