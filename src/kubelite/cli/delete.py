@@ -104,14 +104,15 @@ def _delete(args) -> int:
             sys.stdout.write("No resources found\n")
         return 0
     deleted: list = []
+    uids: dict[int, str] = {}  # id(request) -> uid of what was deleted (a namesake made later is not it)
 
     def remove(request: common.Request) -> None:
-        if delete_one(sess, request, args, dry_run=dry_run, grace=grace):
+        if delete_one(sess, request, args, dry_run=dry_run, grace=grace, uids=uids):
             deleted.append(request)
 
     common.each(targets, remove, errors)
     if _wants_wait(args, dry_run, grace):
-        _wait_gone(sess, deleted, common.parse_duration(args.timeout), errors)
+        _wait_gone(sess, deleted, common.parse_duration(args.timeout), errors, uids)
     return common.report(errors)
 
 
@@ -163,7 +164,7 @@ def _kind_string(info) -> str:
 
 
 def delete_one(sess, request: common.Request, args, *, dry_run: str, grace: int | None = None,
-               quiet: bool = False) -> bool:
+               quiet: bool = False, uids: dict | None = None) -> bool:
     """Delete one object and print kubectl's line; False if it was not found and that is fine."""
     from kubelite.client.errors import ApiError, is_not_found
 
@@ -172,9 +173,12 @@ def delete_one(sess, request: common.Request, args, *, dry_run: str, grace: int 
         if dry_run == "client":
             sess.client.get(request.resource, request.name, request.namespace)
         else:
-            sess.client.delete(request.resource, request.namespace, request.name,
-                               propagation_policy=_CASCADE[str(args.cascade).lower()],
-                               grace_period_seconds=grace if grace >= 0 else None, dry_run=dry_run == "server")
+            answer = sess.client.delete(request.resource, request.namespace, request.name,
+                                        propagation_policy=_CASCADE[str(args.cascade).lower()],
+                                        grace_period_seconds=grace if grace >= 0 else None,
+                                        dry_run=dry_run == "server")
+            if uids is not None:
+                uids[id(request)] = _deleted_uid(answer)
     except ApiError as err:
         if getattr(args, "ignore_not_found", False) and is_not_found(err):
             return False
@@ -194,8 +198,19 @@ def _wants_wait(args, dry_run: str, grace: int) -> bool:
     return str(args.wait).lower() != "false" and dry_run == "none" and grace != 0
 
 
-def _wait_gone(sess, requests: list[common.Request], timeout: float | None, errors: list) -> None:
-    """Poll until each deleted object is gone (finalizers may keep it a while)."""
+def _deleted_uid(answer) -> str:
+    """The uid of what a DELETE removed: the object answered, or the Status's details."""
+    if not isinstance(answer, dict):
+        return ""
+    if answer.get("kind") == "Status":
+        return str((answer.get("details") or {}).get("uid") or "")
+    return str((answer.get("metadata") or {}).get("uid") or "")
+
+
+def _wait_gone(sess, requests: list[common.Request], timeout: float | None, errors: list,
+               uids: dict | None = None) -> None:
+    """Poll until each deleted object is gone (finalizers may keep it a while); as kubectl, an
+    object of the same name with another uid (recreated meanwhile) counts as gone."""
     from kubelite.client.errors import ApiError, is_not_found
 
     deadline = time.monotonic() + timeout if timeout else None
@@ -205,8 +220,10 @@ def _wait_gone(sess, requests: list[common.Request], timeout: float | None, erro
         still = []
         for request in pending:
             try:
-                sess.client.get(request.resource, request.name, request.namespace)
-                still.append(request)
+                current = sess.client.get(request.resource, request.name, request.namespace)
+                uid = (uids or {}).get(id(request))
+                if not uid or ((current or {}).get("metadata") or {}).get("uid") == uid:
+                    still.append(request)
             except ApiError as err:
                 if not is_not_found(err):
                     errors.append(err)
