@@ -143,9 +143,13 @@ class ApiClient:
 
 class EventRecorder:
     """core/v1 Events as client-go's recorder writes them, with its aggregation: a repeat of the
-    same event bumps `count` and `lastTimestamp` of the one already written."""
+    same event bumps `count` and `lastTimestamp` of the one already written, and from the 10th
+    different message of one object/type/reason within 10 minutes the messages are folded into
+    one "(combined from similar events): ..." Event."""
 
     _last_nanos = 0
+    SIMILAR_MAX = 10
+    SIMILAR_WINDOW = 600.0
 
     def __init__(self, client: ApiClient, clock, component: str):
         self._client = client
@@ -153,6 +157,8 @@ class EventRecorder:
         self.component = component
         # (namespace, involved uid, type, reason, message) -> (event name, count, first timestamp)
         self._seen: dict[tuple, tuple[str, int, str]] = {}
+        # (namespace, involved uid, type, reason) -> (messages seen, clock time of the last)
+        self._similar: dict[tuple, tuple[set, float]] = {}
 
     def normal(self, obj: dict, reason: str, message: str) -> None:
         self.record(obj, "Normal", reason, message)
@@ -164,12 +170,13 @@ class EventRecorder:
         meta = obj.get("metadata") or {}
         namespace = meta.get("namespace") or "default"
         now = self._clock.rfc3339()
-        key = (namespace, meta.get("uid"), event_type, reason, message)
+        key, message = self._similar_key(namespace, meta.get("uid"), event_type, reason, message)
         seen = self._seen.get(key)
         try:
             if seen is not None:
                 name, count, first = seen
-                self._client.patch("events", namespace, name, {"count": count + 1, "lastTimestamp": now})
+                self._client.patch("events", namespace, name,
+                                   {"count": count + 1, "lastTimestamp": now, "message": message})
                 self._seen[key] = (name, count + 1, first)
                 return
             # Nanoseconds kept unique in the process: on a fake clock many events share an instant.
@@ -189,6 +196,20 @@ class EventRecorder:
         except StatusError as err:
             # Events are best effort (a terminating namespace refuses them), as in client-go.
             log.debug("event %s/%s not written: %s", reason, message, err)
+
+    def _similar_key(self, namespace: str, uid, event_type: str, reason: str, message: str) -> tuple[tuple, str]:
+        """The dedup key and message: the event's own, or the combined one of its similar events."""
+        similar = (namespace, uid, event_type, reason)
+        messages, last = self._similar.get(similar, (set(), 0.0))
+        now = self._clock.time()
+        if now - last > self.SIMILAR_WINDOW:
+            messages = set()
+        messages.add(message)
+        self._similar[similar] = (messages, now)
+        if len(messages) < self.SIMILAR_MAX:
+            return similar + (message,), message
+        messages.pop()  # the set never grows past the limit (client-go drops an arbitrary one)
+        return similar + (None,), "(combined from similar events): " + message
 
 
 def involved_object(obj: dict) -> dict:
