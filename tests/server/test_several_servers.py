@@ -184,3 +184,104 @@ def test_a_custom_resource_defined_through_one_is_served_by_the_other(start):
     got = eventually("the first server to serve the widget", lambda: (r := a.get(f"{WIDGETS}/w")).status_code == 200 and r)
     assert got.json()["size"] == 3
     assert got.json()["metadata"]["uid"] == made.json()["metadata"]["uid"]
+
+
+@pytest.fixture
+def etcd_server():
+    if not have_etcd():
+        pytest.skip("etcd is not installed (apt-get install etcd-server)")
+    with Etcd() as server:
+        yield server
+
+
+def configmap(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
+
+
+def test_killing_one_of_three_servers_under_writes_loses_no_acknowledged_write(tmp_path, etcd_server):
+    servers, clients = [], []
+    try:
+        for i in range(3):
+            served = Served(tmp_path / f"s{i}", tmp_path / f"s{i}.kubeconfig",
+                            args=("--storage", etcd_server.url, *FAST_ELECTION)).start(timeout=DEADLINE)
+            servers.append(served)
+            clients.append(httpx.Client(base_url=served.url, verify=ssl.create_default_context(cafile=served.ca),
+                                        timeout=10, headers={"Authorization": f"Bearer {served.token}"}))
+        acknowledged: list[str] = []
+        lock = threading.Lock()
+        stop = threading.Event()
+
+        def writer(w: int) -> None:
+            n = 0
+            while not stop.is_set():
+                name, n = f"w{w}-{n:04d}", n + 1
+                for attempt in range(len(clients) * 3):  # a client retries on the next server
+                    client = clients[(w + attempt) % len(clients)]
+                    try:
+                        response = client.post(CONFIGMAPS, json=configmap(name))
+                    except httpx.TransportError:
+                        continue
+                    if response.status_code in (201, 409):  # 409: an earlier try went through
+                        with lock:
+                            acknowledged.append(name)
+                        break
+
+        writers = [threading.Thread(target=writer, args=(w,)) for w in range(3)]
+        for thread in writers:
+            thread.start()
+        eventually("some writes before the kill", lambda: len(acknowledged) >= 30)
+        kill(servers[0])
+        at_kill = len(acknowledged)
+        eventually("writes after the kill", lambda: len(acknowledged) >= at_kill + 30)
+        stop.set()
+        for thread in writers:
+            thread.join(30)
+        stored = {i["metadata"]["name"] for i in clients[1].get(CONFIGMAPS).json()["items"]}
+        assert set(acknowledged) <= stored
+        assert stored == {i["metadata"]["name"] for i in clients[2].get(CONFIGMAPS).json()["items"]}
+    finally:
+        for client in clients:
+            client.close()
+        for served in servers:
+            served.stop()
+
+
+def test_servers_ride_out_an_etcd_restart(tmp_path, etcd_server):
+    served = Served(tmp_path / "s", tmp_path / "s.kubeconfig",
+                    args=("--storage", etcd_server.url, *FAST_ELECTION)).start(timeout=DEADLINE)
+    client = httpx.Client(base_url=served.url, verify=ssl.create_default_context(cafile=served.ca),
+                          timeout=20, headers={"Authorization": f"Bearer {served.token}"})
+    try:
+        eventually("the lease", lambda: lease_spec(client))
+        rv = client.get(CONFIGMAPS).json()["metadata"]["resourceVersion"]
+        events: list[dict] = []
+
+        def collect():
+            with client.stream("GET", CONFIGMAPS, params={"watch": "1", "resourceVersion": rv,
+                                                          "timeoutSeconds": "40"}) as r:
+                for line in r.iter_lines():
+                    if line:
+                        events.append(json.loads(line))
+                        if len(events) == 2:
+                            return
+
+        reader = threading.Thread(target=collect)
+        reader.start()
+        assert client.post(CONFIGMAPS, json=configmap("before-restart")).status_code == 201
+        eventually("the watch to be under way", lambda: events)
+        etcd_server.stop(signal.SIGTERM)
+        down = client.get(CONFIGMAPS)  # etcd is down: a Status, not a crash
+        assert down.status_code == 500 and down.json()["reason"] == "InternalError"
+        etcd_server.start()
+        eventually("a write after the restart",
+                   lambda: client.post(CONFIGMAPS, json=configmap("after-restart")).status_code in (201, 409))
+        reader.join(40)
+        assert not reader.is_alive()
+        # The watch resumed where it was (had etcd compacted meanwhile, it would answer 410 Gone).
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+            ("ADDED", "before-restart"), ("ADDED", "after-restart")]
+        assert client.post(REPLICASETS, json=replicaset("restarted")).status_code == 201
+        eventually("the controllers after the restart", lambda: len(pods(client, "restarted")) == 2)
+    finally:
+        client.close()
+        served.stop()

@@ -11,7 +11,7 @@ import sys
 import uuid
 
 from kubelite.server.auth import TokenAuthenticator
-from kubelite.server.errors import StatusError, method_not_allowed, request_entity_too_large, timeout
+from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large, timeout
 from kubelite.server.handlers.http import (
     Request,
     Response,
@@ -21,6 +21,7 @@ from kubelite.server.handlers.http import (
     text_response,
 )
 from kubelite.server.routing import Query, parse_request
+from kubelite.server.storage.errors import StorageError
 
 log = logging.getLogger("kubelite.server")
 
@@ -82,6 +83,9 @@ class App:
             return await asyncio.wait_for(self._dispatch(request), REQUEST_TIMEOUT)
         except StatusError as err:
             return _error_response(err, request)
+        except StorageError as err:  # the store failed (etcd unreachable): kube-apiserver's InternalError
+            log.warning("%s %s: storage: %s", request.method, request.path, err)
+            return _error_response(internal_error(str(err)), request)
         except asyncio.TimeoutError:
             log.warning("%s %s did not complete within %ss", request.method, request.path, REQUEST_TIMEOUT)
             err = timeout("request did not complete within requested timeout - context deadline exceeded")

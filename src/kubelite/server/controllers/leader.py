@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from kubelite.server.clock import parse_time
 from kubelite.server.controllers.base import ApiClient
 from kubelite.server.errors import StatusError
+from kubelite.server.storage.errors import StorageError
 
 log = logging.getLogger("kubelite.controllers")
 
@@ -83,8 +84,8 @@ class LeaderElector:
         before = self.leading
         try:
             self.leading = self._try(now) if self.campaign else self._free(now)
-        except StatusError as err:
-            log.warning("leader election: %s", err.message)
+        except (StatusError, StorageError) as err:  # the API or the store failed: as a failed renewal
+            log.warning("leader election: %s", getattr(err, "message", err))
             self.leading = self._still_within_deadline(now)
         if self.leading != before:
             log.info("leader election: %s %s the lease %s/%s", self.identity,

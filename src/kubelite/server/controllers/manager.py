@@ -141,7 +141,11 @@ class ControllerManager:
                 if self._stopping.is_set():
                     return
                 log.warning("controller watch ended (%s); listing again", err)
-                self._reset()
+                try:
+                    self._reset()
+                except StorageError as again:  # the store is unreachable (etcd restarting): retry soon
+                    log.warning("cannot list the store (%s); retrying", again)
+                    self._stopping.wait(0.5)
             except Exception:
                 log.exception("controller manager step failed")
                 self._stopping.wait(0.1)
