@@ -41,7 +41,9 @@ def review(r, patch_type: str, original: dict, patch: bytes, patched: dict, vali
     from kubelite.server.patching import JSON_PATCH, STRATEGIC_PATCH
     from kubelite.server.pruning import prune_object
 
-    doc = json.loads(patch)
+    from kubelite.server.handlers.jsonbody import loads
+
+    doc = loads(patch)  # as patching.apply read it (Go's decoding rules)
     if patch_type == STRATEGIC_PATCH:
         quoted = lambda: go_print(doc)  # noqa: E731 - built only when an error needs it
         problem = None if r.crd else conversion_problem(patched, r)

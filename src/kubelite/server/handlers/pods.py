@@ -16,6 +16,7 @@ from kubelite.server import errors, podlogs
 from kubelite.server.clock import parse_time
 from kubelite.server.controllers.nodes import SIMULATED_ANNOTATION
 from kubelite.server.core import DeleteOptions
+from kubelite.server.handlers import jsonbody
 from kubelite.server.handlers.http import Response, StreamingResponse, json_response
 
 SUBRESOURCES = ("binding", "eviction", "log", "exec", "attach", "portforward")
@@ -186,7 +187,7 @@ def _stream(api, request, r, namespace: str, name: str, kind: str):
 
 def _body(request) -> dict:
     try:
-        body = json.loads(request.body or b"{}")
+        body = jsonbody.loads(request.body or b"{}")
     except ValueError:
         raise errors.bad_request("error decoding the request body") from None
     if not isinstance(body, dict):

@@ -12,6 +12,7 @@ import json
 import secrets
 
 from kubelite.server import errors
+from kubelite.server.handlers import jsonbody
 from kubelite.server.handlers.http import json_response
 
 API_VERSION = "authentication.k8s.io/v1"
@@ -60,7 +61,7 @@ def _decode(request) -> dict:
             raise errors.bad_request(f"the object provided is unrecognized (must be of type TokenRequest): {err}") from None
     else:
         try:
-            body = json.loads(request.body or b"{}")
+            body = jsonbody.loads(request.body or b"{}")
         except ValueError:
             raise errors.bad_request("the object provided is unrecognized (must be of type TokenRequest): "
                                      "couldn't get version/kind; json parse error") from None
