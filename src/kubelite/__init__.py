@@ -45,7 +45,7 @@ _EXPORTS = {
     "connect": "kubelite.api.cluster",
     "Client": "kubelite.api.client",
     "Applied": "kubelite.api.client",
-    "kustomize": "kubelite.api.client",
+    "kustomize": "",  # the kubelite.kustomize package, which is callable: kustomize(path) -> objects
     "KubeliteError": "kubelite.api.errors",
     "APIError": "kubelite.api.errors",
     "NotFound": "kubelite.api.errors",
@@ -64,7 +64,7 @@ _EXPORTS = {
 __all__ = ["KUBERNETES_VERSION", "__version__", *sorted(_EXPORTS)]
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time these load on first use
-    from kubelite.api.client import Applied, Client, kustomize
+    from kubelite.api.client import Applied, Client
     from kubelite.api.cluster import Cluster, Snapshot, connect
     from kubelite.api.errors import (APIError, AlreadyExists, ApplyError, BadRequest, Conflict, Forbidden,
                                      Invalid, KubeliteError, ManifestError, NotFound, NotSupported,
@@ -77,7 +77,8 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'kubelite' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    value = importlib.import_module(f"kubelite.{name}") if not module else getattr(importlib.import_module(module),
+                                                                                    name)
     globals()[name] = value
     return value
 

@@ -329,7 +329,9 @@ class Client:
 
     def kustomize(self, path: str) -> list[dict]:
         """`kubectl kustomize`: the objects a kustomization builds (no cluster involved)."""
-        return kustomize(path)
+        from kubelite.kustomize import build
+
+        return build(str(path))
 
     # -- in-process only ---------------------------------------------------------------------
 
@@ -388,13 +390,6 @@ class Client:
             return fn()
         except Exception as err:
             raise translate(err) from None
-
-
-def kustomize(path: str) -> list[dict]:
-    """The objects a kustomization directory builds, in kubectl kustomize's order."""
-    from kubelite.kustomize import build
-
-    return list(build(str(path)))
 
 
 def _typed(obj: dict, resource) -> dict:
