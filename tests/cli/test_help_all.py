@@ -29,11 +29,12 @@ COMMANDS = [
     "config unset", "config set-cluster", "config set-credentials", "config delete-cluster", "config delete-context",
     "config delete-user", "config get-clusters", "config get-users", "config rename-context",
     "rollout", "rollout status", "rollout history", "rollout undo", "rollout pause", "rollout resume", "rollout restart",
+    "cordon", "uncordon", "drain", "taint", "top", "top node", "top pod",
+    "logs", "attach", "exec", "port-forward", "cp", "debug", "events", "wait",
 ]
 # kubectl subcommands kubelite does not have
 NOT_IMPLEMENTED: dict = {}
-NOT_IMPLEMENTED_TOP = {"certificate", "top", "cordon", "uncordon", "drain", "taint", "logs", "attach",
-                       "exec", "port-forward", "proxy", "cp", "auth", "debug", "events", "wait", "completion",
+NOT_IMPLEMENTED_TOP = {"certificate", "proxy", "auth", "completion",
                        "plugin"}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)
 MISSING_FLAGS = {
@@ -194,6 +195,7 @@ def test_examples_use_only_flags_the_command_accepts(command):
         words = words[words.index(sub):] if sub in words else words
         if words[:len(command.split())] != command.split():
             continue  # an example of a subcommand or of another command feeding this one
+        words = words[:words.index("--")] if "--" in words else words  # the rest is the container's command
         used |= {w.split("=", 1)[0] for w in words if w.startswith("-") and w != "-"}
     assert used <= known, used - known
 

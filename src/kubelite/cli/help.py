@@ -128,6 +128,7 @@ def _local_actions(parser: argparse.ArgumentParser):
 _LOCAL_EXCEPTIONS = {
     "kubelite create rolebinding": ("user",), "kubelite create clusterrolebinding": ("user",),
     "kubelite set subject": ("user",),
+    "kubelite debug": ("profile",),
     "kubelite config set-context": ("cluster", "namespace", "user"),
     "kubelite config set-cluster": ("certificate-authority", "insecure-skip-tls-verify", "server", "tls-server-name"),
     "kubelite config set-credentials": ("client-certificate", "client-key", "password", "token", "username"),

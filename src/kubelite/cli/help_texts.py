@@ -375,9 +375,13 @@ def _merge_other_commands() -> None:
     for name, doc in manage.MANAGE_FLAG_DOCS.items():
         FLAG_DOCS.setdefault(name, doc)
     HELP.update({h.command: h for h in [*manage.RECORDS, *manage.CONFIG_RECORDS, manage.SERVE]})
+    from kubelite.cli.help_texts_nodes import RECORDS as nodes
     from kubelite.cli.rollout_help import HELP as rollout
+    from kubelite.cli.troubleshoot_help import HELP as troubleshoot
 
     HELP.update(rollout)
+    HELP.update({h.command: h for h in nodes})
+    HELP.update(troubleshoot)
 
 
 _merge_other_commands()

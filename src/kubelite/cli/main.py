@@ -31,9 +31,22 @@ COMMANDS: dict[str, str] = {
     "api-resources": "kubelite.cli.api_resources",
     "api-versions": "kubelite.cli.api_versions",
     "cluster-info": "kubelite.cli.cluster_info",
+    "cordon": "kubelite.cli.cordon",
+    "uncordon": "kubelite.cli.uncordon",
+    "drain": "kubelite.cli.drain",
+    "taint": "kubelite.cli.taint",
+    "top": "kubelite.cli.top",
     "describe": "kubelite.cli.describe",
     "edit": "kubelite.cli.edit",
     "explain": "kubelite.cli.explain",
+    "logs": "kubelite.cli.logs",
+    "attach": "kubelite.cli.attach",
+    "exec": "kubelite.cli.exec",
+    "port-forward": "kubelite.cli.port_forward",
+    "cp": "kubelite.cli.cp",
+    "debug": "kubelite.cli.debug",
+    "events": "kubelite.cli.events",
+    "wait": "kubelite.cli.wait",
 }
 
 
