@@ -89,7 +89,10 @@ def check_paused_condition(dc, d: dict) -> dict:
                                                   dc.clock.rfc3339()))
     else:
         return d
-    return dc.write_status(d)
+    # As upstream, the sync goes on with its own (now stale) copy: a later status write of the
+    # same sync conflicts and the Deployment is synced again.
+    dc.write_status(copy.deepcopy(d))
+    return d
 
 
 def is_scaling_event(dc, d: dict, rss: list[dict]) -> bool:
