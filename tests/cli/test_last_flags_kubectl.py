@@ -103,7 +103,9 @@ def two_namespaces(served, tmp_path):
         assert kubectl.run("-n", ns, "create", "-f", str(files["configmap"])).returncode == 0
     kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(served.kubeconfig)])
     yield kubectl, kubelite, files
-    kubectl.run("delete", "namespace", "k", "l", "--wait=false")
+    # Waits: a namespace takes a few seconds to go (the namespace controller), and the next test
+    # creates the same two.
+    kubectl.run("delete", "namespace", "k", "l")
 
 
 def _argv(command: str, files: dict) -> list[str]:
