@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from kubelite.schema.gojson import json_kind, without_lone_surrogates
 
-from . import _goyaml
+from . import _gojson, _goyaml
 from ._gonum import INT64_MAX, INT64_MIN
 from .errors import ManifestError, aggregate
 from .jsonfmt import to_compact_json
@@ -114,8 +114,11 @@ def _yaml_documents(text: str, source: str) -> list[_Document]:
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
 
+_CONSTANT = "a JavaScript constant"
+
+
 def _reject_constant(name: str):
-    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
+    raise ValueError(_CONSTANT)
 
 
 def _json_int(text: str):
@@ -154,6 +157,11 @@ def _json_documents(text: str, source: str) -> list[_Document]:
             problem = "unexpected EOF" if problem == _UNEXPECTED_EOF else "json: " + problem
             raise ManifestError(f"error parsing {source}: {problem}", source, exc.lineno) from None
         except ValueError as exc:
+            if str(exc) == _CONSTANT:  # NaN, Infinity: Go's scanner stops at their first byte
+                problem, offset = _gojson.syntax_error_at(text[pos:].encode())
+                offset += len(text[:pos].encode())
+                raise ManifestError(f"error parsing {source}: json: offset {offset}: {problem}", source,
+                                    line) from None
             raise ManifestError(f"error parsing {source}: {exc} (line {line})", source, line) from None
         except RecursionError:
             raise ManifestError(f"error parsing {source}: json: exceeded max depth", source) from None

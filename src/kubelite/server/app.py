@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import uuid
 
+from kubelite.manifest._gojson import allow_go_depth
 from kubelite.server.auth import TokenAuthenticator
 from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large, timeout
 from kubelite.server.handlers.http import (
@@ -27,9 +27,6 @@ log = logging.getLogger("kubelite.server")
 
 MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
 REQUEST_TIMEOUT = 60.0  # kube-apiserver's --request-timeout for requests that are not watches
-# Go's JSON decoder accepts 10,000 nested values; walking such a document in Python takes a
-# few frames per level (the C stack of an 8 MiB thread holds far more).
-RECURSION_LIMIT = 40000
 # What kube-apiserver answers when a handler panics: the detail goes to the log only.
 PANIC_MESSAGE = "This request caused apiserver to panic. Look in the logs for details.\n"
 _HEALTH = ("/healthz", "/readyz", "/livez")
@@ -41,8 +38,7 @@ class App:
     def __init__(self, api, token: str | None = None):
         self.api = api
         self.auth = TokenAuthenticator(token)
-        if sys.getrecursionlimit() < RECURSION_LIMIT:
-            sys.setrecursionlimit(RECURSION_LIMIT)
+        allow_go_depth()  # Go's decoders take 10,000-deep documents: so must every handler
         # Set on shutdown so that open watch streams end and the server can stop promptly.
         self.stopping: asyncio.Event | None = None
 
