@@ -188,11 +188,13 @@ def test_dry_run_everywhere(client):
     assert client.get("/api/v1/namespaces/default/configmaps/d").json()["data"] == {"a": "1"}
 
 
-def test_apply_patch_is_a_clear_415(client):
+def test_apply_patch_needs_a_field_manager(client):
     client.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "s"}})
     r = client.patch("/api/v1/namespaces/default/configmaps/s", content=b"{}",
                      headers={"content-type": "application/apply-patch+yaml"})
-    assert r.status_code == 415 and "server-side apply" in r.json()["message"]
+    assert r.status_code == 422
+    assert r.json()["message"] == ('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: '
+                                   "is required for apply patch")
 
 
 def test_unknown_fields_warn_strict_ignore(client):

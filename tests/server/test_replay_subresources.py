@@ -19,11 +19,9 @@ from replay_support import REF, SequenceReplay, strip_system
 FOLDER = "subresources"
 CASES = json.loads((REF / FOLDER / "cases.json").read_text())
 
-# Server-side apply is its own issue: until then kubelite answers apply patches with a clear 415.
-SERVER_SIDE_APPLY = {"13-patch-scale-apply", "13b-patch-scale-apply-force", "25-patch-status-apply"}
 # The recorded `kubectl scale` runs (50-57, transcripts, not HTTP records) changed d1 before this.
 AFTER_KUBECTL = {"58-get-scale-final"}
-SKIPPED = SERVER_SIDE_APPLY | AFTER_KUBECTL
+SKIPPED = AFTER_KUBECTL
 
 
 def _body(name: str) -> dict:
@@ -73,25 +71,11 @@ def _seeded() -> SequenceReplay:
     return run
 
 
-def _emulate_apply(run: SequenceReplay, name: str) -> None:
-    """The state an accepted apply left, reached with a merge patch so later steps stay comparable."""
-    from replay_support import parse_record
-
-    record = parse_record(FOLDER, name)
-    path = record["target"].split("?", 1)[0]
-    response = run.server.client.patch(path, content=json.dumps(yaml.safe_load(record["body"])),
-                                       headers={"Content-Type": "application/merge-patch+json"})
-    assert response.status_code == 200, response.text
-    run.learn(json.loads(record["response"]), response.json())
-
-
 @pytest.fixture(scope="module")
 def replay():
     run = _seeded()
     for case in CASES:
         run.run(case["name"])
-        if case["name"] in SERVER_SIDE_APPLY and case["status"] == 200:
-            _emulate_apply(run, case["name"])
     yield run
     run.server.close()
 
@@ -101,11 +85,6 @@ def replay():
 def test_recorded_response(replay, case):
     problems = replay.problems(case["name"])
     assert not problems, "\n".join(problems)
-
-
-@pytest.mark.parametrize("name", sorted(SERVER_SIDE_APPLY))
-def test_server_side_apply_is_refused_until_built(replay, name):
-    assert replay.outcomes[name]["status"][1] == 415
 
 
 def test_resource_versions_keep_the_recorded_relations(replay):

@@ -56,6 +56,7 @@ class WriteOptions:
     dry_run: bool = False
     field_validation: str = "Warn"  # Strict | Warn | Ignore
     field_manager: str = ""
+    force: bool = False  # server-side apply: take fields other managers own
 
 
 @dataclass
@@ -104,6 +105,9 @@ class APIServer:
 
             admission = ClusterAdmission(self)
         self.admission = admission
+        from kubelite.server.fieldmanager import FieldManager
+
+        self.fields = FieldManager(self.clock)
 
     # -- non-resource ------------------------------------------------------------------------
 
@@ -233,7 +237,7 @@ class APIServer:
 
     # -- writes ----------------------------------------------------------------------------------
 
-    def create(self, r, namespace: str, body: dict, opts: WriteOptions) -> Result:
+    def create(self, r, namespace: str, body: dict, opts: WriteOptions, applied: bool = False) -> Result:
         obj = _check_body(r, body)
         meta = obj.setdefault("metadata", {})
         if meta.get("resourceVersion"):
@@ -256,7 +260,10 @@ class APIServer:
         meta["creationTimestamp"] = self.clock.rfc3339()
         obj = self._prepare_create(r, obj)
         self.admission.validate(r, obj, None)
-        obj = _ordered(self.admission.allocate(r, obj))
+        obj = self.admission.allocate(r, obj)
+        if not applied:  # an apply's managedFields are already final
+            obj = self.fields.record_update(r, None, obj, opts.field_manager)
+        obj = _ordered(obj)
         warnings: list[str] = []
         if opts.dry_run:
             if self.store.get(self._key(r, namespace, name)) is not None:
@@ -319,6 +326,7 @@ class APIServer:
         if r.namespaced:
             self._place_namespace(r, namespace, meta)
         merged = self._prepare_update(r, old, new, subresource)
+        merged = self.fields.record_update(r, old, merged, opts.field_manager, subresource)
         return self._store_update(r, old, merged, kv.mod_revision, opts)
 
     def patch(self, r, namespace: str, name: str, patch_type: str, patch: bytes, opts: WriteOptions,
@@ -337,6 +345,8 @@ class APIServer:
                     subresource: str = "") -> Result:
         from kubelite.server import patching
 
+        if patch_type == patching.APPLY_PATCH:
+            return self._apply_once(r, namespace, name, patch, opts, subresource)
         kv = self.store.get(self._key(r, namespace, name))
         if kv is None:
             raise errors.not_found(r.group, r.resource, name)
@@ -362,9 +372,46 @@ class APIServer:
         if expected and _parse_rv(expected) != kv.mod_revision:
             raise errors.conflict(r.group, r.resource, name)
         merged = self._prepare_update(r, old, patched, subresource)
+        merged = self.fields.record_update(r, old, merged, opts.field_manager, subresource)
         result = self._store_update(r, old, merged, kv.mod_revision, opts)
         result.warnings[:0] = warnings
         return result
+
+    def _apply_once(self, r, namespace: str, name: str, body: bytes, opts: WriteOptions,
+                    subresource: str) -> Result:
+        """Server-side apply: merge the applied configuration, or create the object from it."""
+        from kubelite.schema.goorder import as_served
+        from kubelite.server.fieldmanager import applybody
+
+        if subresource == "scale":
+            from kubelite.server.fieldmanager import scale
+
+            return scale.apply(self, r, namespace, name, body, opts)
+        config = applybody.decode(body)
+        applybody.check(r, config, name)
+        kv = self.store.get(self._key(r, namespace, name))
+        if kv is None:
+            if subresource:
+                raise errors.not_found(r.group, r.resource, name)
+            obj, _ = self.fields.apply(r, None, config, opts.field_manager, opts.force)
+            meta = obj.setdefault("metadata", {})
+            meta["name"] = name
+            if r.namespaced:
+                meta.setdefault("namespace", namespace)
+            return self.create(r, namespace, obj, opts, applied=True)
+        old = self._decode(r, kv)
+        expected = (config.get("metadata") or {}).get("resourceVersion")
+        if expected and _parse_rv(expected) != kv.mod_revision:
+            raise errors.conflict(r.group, r.resource, name)
+        obj, _ = self.fields.apply(r, as_served(copy.deepcopy(old)), config, opts.field_manager, opts.force,
+                                   subresource)
+        managed = obj["metadata"].get("managedFields")
+        merged = self._prepare_update(r, old, obj, subresource)
+        if managed:
+            merged["metadata"]["managedFields"] = managed
+        else:
+            merged["metadata"].pop("managedFields", None)
+        return self._store_update(r, old, merged, kv.mod_revision, opts)
 
     def _store_update(self, r, old: dict, new: dict, revision: int, opts: WriteOptions) -> Result:
         from kubelite.server.storage.errors import Conflict, NotFound
@@ -428,7 +475,8 @@ class APIServer:
         if selector:
             status["selector"] = selector
         return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta,
-                "spec": {"replicas": _dig(obj, spec_path) or 0}, "status": status}
+                # autoscaling/v1 ScaleSpec.replicas is omitempty: 0 is not written.
+                "spec": {"replicas": _dig(obj, spec_path)} if _dig(obj, spec_path) else {}, "status": status}
 
     def _write_scale(self, r, old: dict, scale: dict, expected_rev, opts) -> Result:
         if not isinstance(scale, dict):
@@ -460,6 +508,7 @@ class APIServer:
         spec_path, _, _ = _scale_paths(r)
         _set(new, spec_path, replicas)
         self._bump_generation(r, old, new)
+        new = self.fields.record_update(r, old, new, opts.field_manager, "scale")
         result = self._store_update(r, old, new, int(old["metadata"]["resourceVersion"]), opts)
         return Result(self._scale_of(r, result.obj), warnings=result.warnings)
 

@@ -21,11 +21,6 @@ def check_patch_type(content_type: str, resource) -> None:
         raise errors.StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", has_details=True)
     if content_type == STRATEGIC_PATCH and resource is not None and resource.crd:
         raise errors.unsupported_media_type(errors.PATCH_BODY_TYPES_CR)
-    if content_type == APPLY_PATCH:
-        raise errors.StatusError(
-            415, "UnsupportedMediaType",
-            "server-side apply (application/apply-patch+yaml) is not supported by this server yet; "
-            "use client-side apply or a json, merge or strategic merge patch")
 
 
 MAX_JSON_PATCH_OPERATIONS = 10000  # kube-apiserver's maxJSONPatchOperations

@@ -187,10 +187,14 @@ def _list(api, request, info, r, namespace):
 
 def _write_options(request: Request, options_kind: str) -> WriteOptions:
     q = request.query
+    from kubelite.server.fieldmanager import options
+
     return WriteOptions(
         dry_run=decode.check_dry_run(q.get_all("dryRun"), options_kind),
         field_validation=decode.check_field_validation(q.get("fieldValidation"), options_kind),
-        field_manager=decode.check_field_manager(q.get("fieldManager") or "", options_kind),
+        field_manager=decode.check_field_manager(q.get("fieldManager") or "", options_kind)
+        or options.default_manager(q, request.header("user-agent")),
+        force=options.parse_force(q.get("force")),
     )
 
 
@@ -233,9 +237,12 @@ def _update(api, request, info, r, namespace):
 def _patch(api, request, info, r, namespace):
     opts = _write_options(request, "PatchOptions")
     patching.check_patch_type(request.content_type, r if info.subresource != "scale" else None)
+    from kubelite.server.fieldmanager import options
+
+    options.check_patch(request.query, request.content_type, opts)
     result = api.patch(r, namespace, info.name, request.content_type, request.body, opts,
                        subresource=info.subresource)
-    return _respond(request, r, result.obj, warnings=result.warnings)
+    return _respond(request, r, result.obj, status=201 if result.created else 200, warnings=result.warnings)
 
 
 def _delete_options(request: Request) -> DeleteOptions:

@@ -1,0 +1,176 @@
+"""Field paths and field sets, in the FieldsV1 spelling kube-apiserver stores in managedFields.
+
+A path is a tuple of path elements, each kept in its FieldsV1 form:
+  "f:<name>"   a field of a struct or a key of a map
+  "k:<json>"   an item of a map-list, by its key fields (a JSON object, keys sorted)
+  "v:<json>"   an item of a set-list, by its value
+  "i:<n>"      an item of a list by position (lists of unknown item kind)
+A field set is a Python set of such tuples; each tuple is a *member* (owned) path.
+"""
+from __future__ import annotations
+
+import json
+from functools import cmp_to_key
+from typing import Iterable, Iterator
+
+Path = tuple
+_KIND_ORDER = {"f": 0, "k": 1, "v": 2, "i": 3}
+
+
+def go_json(value) -> str:
+    """Compact JSON as Go's encoding/json writes it (HTML characters escaped)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def field(name: str) -> str:
+    return "f:" + name
+
+
+def key_element(keys: dict) -> str:
+    return "k:" + go_json(dict(sorted(keys.items())))
+
+
+def value_element(value) -> str:
+    return "v:" + go_json(value)
+
+
+# -- ordering (the order of structured-merge-diff's PathElement comparison) ---------------------
+
+def _value_rank(v) -> tuple:
+    if v is None:
+        return (0,)
+    if isinstance(v, bool):
+        return (1, v)
+    if isinstance(v, (int, float)):
+        return (2, v)
+    if isinstance(v, str):
+        return (3, v)
+    if isinstance(v, list):
+        return (4, tuple(_value_rank(x) for x in v))
+    return (5, tuple((k, _value_rank(x)) for k, x in sorted(v.items())))
+
+
+def element_rank(pe: str) -> tuple:
+    kind, body = pe[0], pe[2:]
+    if kind == "f":
+        return (0, body)
+    if kind == "i":
+        return (3, int(body))
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return (_KIND_ORDER.get(kind, 4), body)
+    if kind == "k" and isinstance(value, dict):
+        return (1, tuple((k, _value_rank(v)) for k, v in sorted(value.items())))
+    return (2, _value_rank(value))
+
+
+def _compare(a: str, b: str) -> int:
+    ra, rb = element_rank(a), element_rank(b)
+    try:
+        return (ra > rb) - (ra < rb)
+    except TypeError:
+        return (repr(ra) > repr(rb)) - (repr(ra) < repr(rb))
+
+
+sort_key = cmp_to_key(_compare)
+
+
+# -- FieldsV1 ------------------------------------------------------------------------------------
+
+def encode(paths: Iterable[Path]) -> dict:
+    """A field set as a FieldsV1 JSON object: nested elements, "." marking a member with children."""
+    tree: dict = {}
+    members: set[Path] = set()
+    for path in paths:
+        node = tree
+        for pe in path:
+            node = node.setdefault(pe, {})
+        members.add(path)
+    return _ordered_tree(tree, (), members)
+
+
+def _ordered_tree(node: dict, prefix: Path, members: set) -> dict:
+    out: dict = {}
+    if node and prefix in members and prefix:
+        out["."] = {}
+    for pe in sorted(node, key=sort_key):
+        out[pe] = _ordered_tree(node[pe], prefix + (pe,), members)
+    return out
+
+
+def decode(fields: dict) -> set:
+    """The member paths of a FieldsV1 object."""
+    out: set = set()
+    _decode_into(fields if isinstance(fields, dict) else {}, (), out)
+    return out
+
+
+def _decode_into(node: dict, prefix: Path, out: set) -> None:
+    for pe, child in node.items():
+        if pe == ".":
+            out.add(prefix)
+            continue
+        path = prefix + (pe,)
+        if not child:
+            out.add(path)
+        elif isinstance(child, dict):
+            _decode_into(child, path, out)
+
+
+# -- sets ----------------------------------------------------------------------------------------
+
+def with_ancestors(paths: Iterable[Path]) -> set:
+    out: set = set()
+    for path in paths:
+        for i in range(1, len(path) + 1):
+            out.add(path[:i])
+    return out
+
+
+def under(paths: Iterable[Path], prefix: Path) -> set:
+    n = len(prefix)
+    return {p for p in paths if p[:n] == prefix}
+
+
+def iterate(paths: Iterable[Path]) -> Iterator[Path]:
+    """Paths in structured-merge-diff's iteration order: at each level the members, then the
+    subtrees, each in element order."""
+    tree: dict = {}
+    members: set = set(paths)
+    for path in members:
+        node = tree
+        for pe in path:
+            node = node.setdefault(pe, {})
+    yield from _walk(tree, (), members)
+
+
+def _walk(node: dict, prefix: Path, members: set) -> Iterator[Path]:
+    keys = sorted(node, key=sort_key)
+    for pe in keys:
+        if prefix + (pe,) in members:
+            yield prefix + (pe,)
+    for pe in keys:
+        if node[pe]:
+            yield from _walk(node[pe], prefix + (pe,), members)
+
+
+def to_string(path: Path) -> str:
+    """A path as kube-apiserver prints it in conflicts: .spec.containers[name="app"].image"""
+    out = []
+    for pe in path:
+        kind, body = pe[0], pe[2:]
+        if kind == "f":
+            out.append("." + body)
+        elif kind == "k":
+            try:
+                keys = json.loads(body)
+                out.append("[" + ",".join(f"{k}={go_json(v)}" for k, v in keys.items()) + "]")
+            except ValueError:
+                out.append("[" + body + "]")
+        elif kind == "v":
+            out.append("[=" + body + "]")
+        else:
+            out.append("[" + body + "]")
+    return "".join(out)
