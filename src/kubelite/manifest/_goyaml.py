@@ -272,7 +272,7 @@ class _Builder:
         if self.alias_depth:
             self.aliased += 1
         if self.aliased > 100 and self.decoded > 1000 and self.aliased / self.decoded > _allowed_alias_ratio(self.decoded):
-            raise DecodeError("yaml: document contains excessive aliasing", node.start_mark.line + 1)
+            raise DecodeError("yaml: document contains excessive aliasing")  # go-yaml names no line
 
     def _build(self, node) -> object:
         self._count(node)

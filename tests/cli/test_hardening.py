@@ -1,0 +1,56 @@
+"""`kubelite apply` of hostile or broken objects (issue 19): the same one-line error and exit
+code as /usr/bin/kubectl against the same `kubelite serve`, and never a Python traceback,
+whether the cluster is served or embedded."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+CASES = {
+    # a name with NUL: the server refuses it (422); no storage key is ever made of it
+    "nul.yaml": 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "a\\0b"\ndata:\n  a: b\n',
+    # half a UTF-16 pair: Go reads U+FFFD, which no name may hold
+    "surrogate.json": '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x\\ud800"}}',
+    # not JSON: encoding/json's error and offset
+    "nan.json": '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"nan"},"data":{"a":NaN}}',
+    "infinity.json": '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"inf"},"data":{"a":-Infinity}}',
+    # go-yaml's alias expansion guard
+    "bomb.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\n" + "".join(
+        f"{name}: &{name} [{','.join(['*' + prev] * 9) if prev else 'lol'}]\n"
+        for prev, name in zip([""] + list("abcdefghi"), "abcdefghij")),
+    # 10,000 levels are read (as kubectl reads them); the unknown field is then refused (Strict)
+    "deep.json": '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":'
+                 + "[" * 9998 + "]" * 9998 + "}",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_apply_errors_as_kubectl(remote, kubectl, tmp_path, name):
+    path = tmp_path / name
+    path.write_text(CASES[name])
+    ours = remote.run("apply", "-f", str(path))
+    theirs = kubectl.run("apply", "-f", str(path))
+    assert theirs.returncode != 0, theirs.stdout
+    assert (ours.returncode, ours.stdout, ours.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr)
+    assert "Traceback" not in ours.stderr
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_apply_embedded_fails_in_one_line(embedded, tmp_path, name):
+    path = tmp_path / name
+    path.write_text(CASES[name])
+    done = embedded.run("apply", "-f", str(path))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith(("error: ", "The ConfigMap ", "Error from server ")), done.stderr
+
+
+def test_lone_surrogate_in_data_is_stored_as_replacement_character(embedded, tmp_path):
+    path = tmp_path / "cm.json"
+    path.write_text('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"text"},"data":{"a":"x\\udc00y"}}')
+    done = embedded.run("apply", "-f", str(path))
+    assert done.returncode == 0, done.stderr
+    got = embedded.run("get", "configmap", "text", "-o", "json")
+    assert json.loads(got.stdout)["data"] == {"a": "x\ufffdy"}
