@@ -290,3 +290,30 @@ def test_a_bug_answers_without_python_text(monkeypatch):
     assert response.status_code == 500
     assert response.text == "This request caused apiserver to panic. Look in the logs for details.\n"
     assert response.headers["content-type"] == "text/plain; charset=utf-8"
+
+
+def test_a_request_running_too_long_ends_with_504(monkeypatch):
+    import threading
+
+    from kubelite.server import app as app_module
+
+    monkeypatch.setattr(app_module, "REQUEST_TIMEOUT", 0.5)
+    release = threading.Event()
+    with Cluster("memory://", clock=FakeClock(), controllers=False) as cluster:
+        def stuck(*args, **kwargs):
+            release.wait(30)  # until the test has its answer
+            return {"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {}, "items": []}
+
+        monkeypatch.setattr(cluster.api, "list", stuck)
+        try:
+            with cluster.http_client() as client:
+                response = client.get(CMS)
+                healthz = client.get("/healthz")
+        finally:
+            release.set()
+    assert response.status_code == 504
+    assert status(response) == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "Timeout: request did not complete within requested timeout - context deadline exceeded",
+        "reason": "Timeout", "details": {}, "code": 504}
+    assert healthz.text == "ok"
