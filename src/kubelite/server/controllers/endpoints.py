@@ -145,6 +145,20 @@ class ServicePodsController(Controller):
         else:
             self.queue.add(object_key(obj))
 
+    def sync(self, key: str) -> None:
+        namespace, name = split_key(key)
+        if (namespace, name) == APISERVER_SERVICE:
+            self.sync_apiserver()
+        else:
+            self.sync_service(key, namespace, name, self.cache.get("services", namespace, name))
+
+    def sync_apiserver(self) -> None:
+        """The API server's own `kubernetes` Service, at the address and port it really serves."""
+        raise NotImplementedError
+
+    def sync_service(self, key: str, namespace: str, name: str, service: dict | None) -> None:
+        raise NotImplementedError
+
     def selected_pods(self, service: dict) -> list[dict]:
         selector = selector_of(service)
         namespace = service["metadata"].get("namespace", "")
@@ -214,12 +228,7 @@ class EndpointsController(ServicePodsController):
             return  # our own creates (and manual Endpoints) need no look
         super().handle(rid, event_type, obj, old)
 
-    def sync(self, key: str) -> None:
-        namespace, name = split_key(key)
-        if (namespace, name) == APISERVER_SERVICE:
-            self._sync_apiserver()
-            return
-        service = self.cache.get("services", namespace, name)
+    def sync_service(self, key: str, namespace: str, name: str, service: dict | None) -> None:
         if service is None:
             self.triggers.forget(key)
             if self.cache.get("endpoints", namespace, name) is not None:
@@ -254,7 +263,7 @@ class EndpointsController(ServicePodsController):
             updated["subsets"] = subsets
         self.client.update("endpoints", updated)
 
-    def _sync_apiserver(self) -> None:
+    def sync_apiserver(self) -> None:
         address, port = advertised(self.ctx.options)
         namespace, name = APISERVER_SERVICE
         service = self.cache.get("services", namespace, name)

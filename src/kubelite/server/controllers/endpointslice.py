@@ -139,12 +139,7 @@ class EndpointSliceController(_SliceWriter, ServicePodsController):
             return
         super().handle(rid, event_type, obj, old)
 
-    def sync(self, key: str) -> None:
-        namespace, name = split_key(key)
-        if (namespace, name) == APISERVER_SERVICE:
-            self._sync_apiserver()
-            return
-        service = self.cache.get("services", namespace, name)
+    def sync_service(self, key: str, namespace: str, name: str, service: dict | None) -> None:
         existing = self.cache.list(RID, namespace, where=lambda s: _labels(s).get(SERVICE_NAME) == name
                                    and _labels(s).get(MANAGED_BY) == CONTROLLER)
         if service is None or selector_of(service) is None:
@@ -163,7 +158,7 @@ class EndpointSliceController(_SliceWriter, ServicePodsController):
         labels = {**service_labels(service), SERVICE_NAME: name, MANAGED_BY: CONTROLLER}
         self.reconcile(namespace, service, wanted, labels, with_trigger(None, trigger), existing)
 
-    def _sync_apiserver(self) -> None:
+    def sync_apiserver(self) -> None:
         address, port = advertised(self.ctx.options)
         namespace, name = APISERVER_SERVICE
         wanted = {"addressType": "IPv4",
