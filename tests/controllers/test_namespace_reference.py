@@ -110,3 +110,17 @@ def test_an_empty_namespace_goes_after_the_grace_period(recorded_cluster):
         assert api.get("/api/v1/namespaces/empty").json()["status"] == {"phase": "Terminating"}
         recorded_cluster.advance(5)
         assert api.get("/api/v1/namespaces/empty").status_code == 404
+
+
+def test_kube_node_lease_can_be_deleted_and_comes_back(recorded_cluster):
+    # Only default, kube-system and kube-public are immortal (kube-apiserver's NamespaceLifecycle);
+    # the API server's system-namespaces loop makes kube-node-lease again within a minute.
+    with recorded_cluster.http_client() as api:
+        uid = api.get("/api/v1/namespaces/kube-node-lease").json()["metadata"]["uid"]
+        assert api.delete("/api/v1/namespaces/kube-node-lease").status_code == 200
+        assert recorded_cluster.settle()
+        recorded_cluster.advance(5)
+        assert api.get("/api/v1/namespaces/kube-node-lease").status_code == 404
+        recorded_cluster.advance(60)
+        again = api.get("/api/v1/namespaces/kube-node-lease").json()
+        assert again["metadata"]["uid"] != uid and again["status"]["phase"] == "Active"

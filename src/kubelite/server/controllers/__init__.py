@@ -16,7 +16,7 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.garbagecollector import GarbageCollector
     from kubelite.server.controllers.job import JobController
     from kubelite.server.controllers.kubelet import SimulatedKubelet
-    from kubelite.server.controllers.namespace import NamespaceController
+    from kubelite.server.controllers.namespace import NamespaceController, SystemNamespaces
     from kubelite.server.controllers.nodes import NodeLifecycle, SimulatedNodes
     from kubelite.server.controllers.replicaset import ReplicaSetController, ReplicationControllerController
     from kubelite.server.controllers.scheduler import Scheduler
@@ -27,4 +27,5 @@ def default_controllers() -> list[type]:
     return [CRDRegistryController, JobController, GarbageCollector, NamespaceController, RootCAPublisher,
             ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
             SimulatedNodes, NodeLifecycle, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
-            EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController]
+            EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController,
+            SystemNamespaces]

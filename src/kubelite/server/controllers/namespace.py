@@ -147,3 +147,24 @@ class NamespaceController(Controller):
     @staticmethod
     def _rid(r) -> str:
         return f"{r.group}/{r.resource}" if r.group else r.resource
+
+
+class SystemNamespaces(Controller):
+    """kube-apiserver's system-namespaces loop: `default`, `kube-system`, `kube-public` and
+    `kube-node-lease` exist. Only the first three refuse deletion; a deleted `kube-node-lease`
+    is made again on the loop's next round (it runs every minute)."""
+
+    name = "system-namespaces"
+    manager = "kube-apiserver"
+    watches = ("namespaces",)
+    NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+    PERIOD = 60.0
+
+    def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
+        name = (obj.get("metadata") or {}).get("name")
+        if event_type == "DELETED" and name in self.NAMESPACES:
+            self.queue.add_after(name, self.PERIOD)
+
+    def sync(self, name: str) -> None:
+        if self.client.get("namespaces", "", name) is None:
+            self.client.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
