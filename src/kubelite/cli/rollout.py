@@ -22,7 +22,7 @@ def run(argv: list[str]) -> int:
         return 0 if argv else 1
     sub = argv[0]
     if sub not in SUBCOMMANDS:
-        sys.stderr.write(f'error: unknown command "{sub}" for "kubelite rollout"\n')
+        sys.stderr.write(f'error: unknown command "{sub}"\nSee \'kubelite rollout -h\' for help and examples\n')
         return 1
     return common.run(_parser(sub), argv[1:], lambda args: _BODIES[sub](args))
 
@@ -62,6 +62,8 @@ def _targets(args, verb: str) -> list:
 
     args._verb = f"rollout {verb}"
     args.field_selector = None
+    if not args.args and not args.filename and not args.kustomize:
+        raise common.CommandError("error: required resource not specified")
     sess = common.session(args)
     found, errors = imperative_common.targets(sess, args, f"rollout {verb}",
                                               require_names=not args.selector and not args.filename,
@@ -86,7 +88,7 @@ def _impl(request, what: str):
 
 def _print(args, obj: dict, operation: str, dry_run: str = "none") -> None:
     output = common.output_of(args)
-    if output.kind and output.kind != "name":
+    if output.kind:
         common.ObjectPrinter(output).print(obj)
     else:
         sys.stdout.write(common.success_line(obj, operation, dry_run))
@@ -105,7 +107,7 @@ def _status(args) -> int:
     from kubelite.cli.rollout_watch import follow
 
     watch = common._flag_true(args.watch, "watch")
-    timeout = common.parse_duration(args.timeout)
+    timeout = _duration(args.timeout)
     found = _targets(args, "status")
     if len(found) != 1:
         raise common.CommandError("error: rollout status is only supported on individual resources and resource "
@@ -123,6 +125,18 @@ def _status(args) -> int:
     except RolloutError as err:
         raise _kubectl_error(err) from err
     return 0
+
+
+def _duration(text: str) -> float | None:
+    """--timeout as pflag parses a Go duration (a bare number other than 0 needs a unit)."""
+    import re
+
+    if re.fullmatch(r"(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+|0", text or ""):
+        units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+        total = sum(float(n) * units[u] for n, _, u in re.findall(r"(\d+(\.\d+)?)(ns|us|µs|ms|s|m|h)", text))
+        return total or None
+    raise common.VerbatimError(f'Error: invalid argument "{text}" for "--timeout" flag: time: invalid duration '
+                               f'"{text}"\nSee \'kubelite rollout status --help\' for usage.')
 
 
 # -- history ------------------------------------------------------------------------------------------

@@ -210,8 +210,11 @@ def _describe_template(template: dict) -> str:
 
     w = Writer()
     pod_template(w, template)
-    # kubectl writes these lines straight out, without the tab alignment describe applies.
-    return "".join(w._parts)
+    # kubectl writes these lines straight out, without the tab alignment describe applies, and
+    # its continuation lines of labels and annotations start at the tab.
+    import re
+
+    return re.sub(r"(?m)^ +\t", "\t", "".join(w._parts))
 
 
 register("apps", "Deployment", Deployments())
