@@ -317,3 +317,27 @@ def test_a_request_running_too_long_ends_with_504(monkeypatch):
         "message": "Timeout: request did not complete within requested timeout - context deadline exceeded",
         "reason": "Timeout", "details": {}, "code": 504}
     assert healthz.text == "ok"
+
+
+# -- metav1.Time: time.Parse(RFC3339)'s own errors (apimachinery meta/v1 time.go) --------------
+
+@pytest.mark.parametrize("text,problem", [
+    ("notatime", 'parsing time "notatime" as "2006-01-02T15:04:05Z07:00": cannot parse "notatime" as "2006"'),
+    ("2024-01-01", 'parsing time "2024-01-01" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"'),
+    ("2024-13-01T00:00:00Z", 'parsing time "2024-13-01T00:00:00Z": month out of range'),
+    ("2023-02-29T00:00:00Z", 'parsing time "2023-02-29T00:00:00Z": day out of range'),
+    ("2024-01-01T00:00:00+0100",
+     'parsing time "2024-01-01T00:00:00+0100" as "2006-01-02T15:04:05Z07:00": cannot parse "+0100" as "Z07:00"'),
+    ("2024-01-01T00:00:00Zx", 'parsing time "2024-01-01T00:00:00Zx": extra text: "x"'),
+])
+def test_creation_timestamp_that_is_not_a_time(api, text, problem):
+    response = api.post(CMS, json=configmap("when", metadata={"name": "when", "creationTimestamp": text}))
+    assert response.status_code == 400
+    assert status(response) == bad_request(f'ConfigMap in version "v1" cannot be handled as a ConfigMap: {problem}')
+
+
+def test_creation_timestamp_in_rfc3339_is_accepted_and_replaced(api):
+    body = configmap("stamped", metadata={"name": "stamped", "creationTimestamp": "2020-02-29T10:00:00.5+02:00"})
+    response = api.post(CMS, json=body)
+    assert response.status_code == 201, response.text
+    assert response.json()["metadata"]["creationTimestamp"] != "2020-02-29T10:00:00.5+02:00"

@@ -100,6 +100,12 @@ class _Walker:
         if name.endswith((".Time", ".MicroTime")) or _format(schema) == "date-time":
             if not isinstance(value, str):
                 raise _Abort(_type_error(_json_type(value), struct, path, "string"))
+            if name.endswith(".Time"):  # metav1.Time parses its string with time.Parse(RFC3339)
+                from kubelite.server.gotime import rfc3339_problem
+
+                problem = rfc3339_problem(value)
+                if problem:
+                    raise _Abort(problem)
             return
         kind = schema.type
         if kind == OBJECT and _is_struct(schema):
