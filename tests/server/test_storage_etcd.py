@@ -205,3 +205,22 @@ def test_serve_refuses_bad_storage_in_one_line(tmp_path, capsys, flags, message)
     assert run(["--data-dir", str(tmp_path), "--port", "0", *flags]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and err.startswith("error: ")
+
+
+def test_a_cluster_on_etcd_settles_as_on_any_store(etcd):
+    from kubelite.server.cluster import Cluster
+    from kubelite.server.clock import FakeClock
+
+    labels = {"app": "web"}
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web"},
+          "spec": {"replicas": 3, "selector": {"matchLabels": labels},
+                   "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    with Cluster(etcd.url, clock=FakeClock()) as cluster, cluster.http_client() as api:
+        assert cluster.settle()
+        assert api.post("/apis/apps/v1/namespaces/default/replicasets", json=rs).status_code == 201
+        assert cluster.settle()  # sync_watchers waits for etcd's watch to deliver every write
+        pods = api.get("/api/v1/namespaces/default/pods").json()["items"]
+        assert len(pods) == 3
+        assert {p["metadata"]["ownerReferences"][0]["name"] for p in pods} == {"web"}
+        status = api.get("/apis/apps/v1/namespaces/default/replicasets/web").json()["status"]
+        assert status["replicas"] == 3
