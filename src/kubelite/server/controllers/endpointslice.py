@@ -70,7 +70,8 @@ def desired_groups(service: dict, pods: list[dict]) -> dict[tuple, tuple[list[di
                 ports.append({**sp, "port": number})
         ports = slice_ports(ports)
         key = tuple(sorted((p["name"], p["protocol"], p["port"]) for p in ports))
-        groups.setdefault(key, (ports, []))[1].append(pod_endpoint(pod, service))
+        # No ports at all is stored as null, as the API server's protobuf round trip leaves it.
+        groups.setdefault(key, (ports or None, []))[1].append(pod_endpoint(pod, service))
     for _, endpoints in groups.values():
         endpoints.sort(key=lambda e: (e["addresses"][0], e["targetRef"]["name"]))
     return groups
