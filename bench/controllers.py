@@ -1,0 +1,110 @@
+"""Controllers benchmark: from `apply` of a 100-replica Deployment to `rollout status` success.
+
+    embedded          kubelite apply + kubelite rollout status on the embedded cluster (SQLite,
+                      controllers run during the commands, settled before each exits)
+    served            kubelite -> `kubelite serve` (controllers in the background, real time)
+    kubectl->served   kubectl apply + kubectl rollout status against the same `kubelite serve`
+    in-process        a memory Cluster on a fake clock: create, then settle (the controllers alone)
+
+For each: seconds from the start of `apply` to `rollout status` returning success, and pods created
+per second over that time. Usage: python bench/controllers.py [--smoke] [--replicas N].
+--smoke uses 10 replicas so the whole run takes a few seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests" / "server"))
+
+KUBELITE = [sys.executable, "-m", "kubelite"]
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec: {{containers: [{{name: c, image: nginx:1.24}}]}}
+"""
+
+
+def _run(argv: list[str], env: dict) -> None:
+    r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({r.returncode}): {r.stderr}")
+
+
+def through_cli(cli: list[str], env: dict, base: pathlib.Path, name: str, replicas: int) -> float:
+    path = base / f"{name}.yaml"
+    path.write_text(MANIFEST.format(name=name, replicas=replicas))
+    started = time.perf_counter()
+    _run(cli + ["apply", "-f", str(path)], env)
+    _run(cli + ["rollout", "status", f"deployment/{name}", "--timeout=600s"], env)
+    return time.perf_counter() - started
+
+
+def in_process(replicas: int) -> float:
+    import yaml
+
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+
+    obj = yaml.safe_load(MANIFEST.format(name="bench", replicas=replicas))
+    with Cluster("memory://", clock=FakeClock()) as cluster:
+        cluster.settle()
+        with cluster.http_client() as api:
+            started = time.perf_counter()
+            r = api.post("/apis/apps/v1/namespaces/default/deployments", json=obj)
+            assert r.status_code == 201, r.text
+            if not cluster.settle(600):
+                raise SystemExit("in-process cluster did not settle")
+            elapsed = time.perf_counter() - started
+            status = api.get("/apis/apps/v1/namespaces/default/deployments/bench").json()["status"]
+            assert status.get("availableReplicas") == replicas, status
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--smoke", action="store_true", help="10 replicas (CI)")
+    parser.add_argument("--replicas", type=int, default=100)
+    args = parser.parse_args()
+    replicas = 10 if args.smoke else args.replicas
+    kubectl = shutil.which("kubectl")
+    from test_serve_support import Served
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kubelite-bench-controllers-") as tmp:
+        base = pathlib.Path(tmp)
+        env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG",)}
+        env.update(HOME=str(base / "home"), KUBELITE_HOME=str(base / "embedded"),
+                   PYTHONPYCACHEPREFIX=str(base / "pycache"))
+        (base / "home").mkdir()
+        rows.append(("in-process (settle)", in_process(replicas)))
+        _run(KUBELITE + ["get", "ns"], env)  # creates the embedded store
+        rows.append(("embedded", through_cli(KUBELITE, env, base, "embedded", replicas)))
+        server = Served(base / "served", base / "kubeconfig").start()
+        try:
+            kc = ["--kubeconfig", str(base / "kubeconfig")]
+            rows.append(("served", through_cli(KUBELITE + kc, env, base, "served", replicas)))
+            if kubectl:
+                kk = [kubectl, *kc, "--cache-dir", str(base / "cache")]
+                rows.append(("kubectl->served", through_cli(kk, env, base, "kubectl", replicas)))
+        finally:
+            server.stop()
+    print(f"Deployment of {replicas} replicas: apply -> rollout status success")
+    for label, seconds in rows:
+        print(f"  {label:22s} {seconds:8.2f} s   {replicas / seconds:8.1f} pods/s")
+
+
+if __name__ == "__main__":
+    main()
