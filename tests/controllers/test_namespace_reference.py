@@ -124,3 +124,20 @@ def test_kube_node_lease_can_be_deleted_and_comes_back(recorded_cluster):
         recorded_cluster.advance(60)
         again = api.get("/api/v1/namespaces/kube-node-lease").json()
         assert again["metadata"]["uid"] != uid and again["status"]["phase"] == "Active"
+
+
+def test_a_new_process_takes_up_a_namespace_deleted_long_ago(tmp_path):
+    # Each embedded command is a new process on the same store: a namespace whose deletion is
+    # older than the 5 s grace is processed at once, not 5 s after the process started.
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+
+    path, clock = str(tmp_path / "state.db"), FakeClock()
+    with Cluster(path, clock=clock) as first, first.http_client() as api:
+        create_namespace(api, "old")
+        assert first.settle()
+        api.delete("/api/v1/namespaces/old")
+    clock.advance(60)
+    with Cluster(path, clock=clock) as second, second.http_client() as api:
+        assert second.settle()
+        assert api.get("/api/v1/namespaces/old").status_code == 404
