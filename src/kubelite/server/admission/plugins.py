@@ -70,10 +70,16 @@ def apply_service_account(
     spec["serviceAccount"] = sa_name
     if service_account is None:
         namespace = meta.get("namespace", "")
+        # kube-apiserver runs this admission before it generates a name: the refusal names the
+        # prefix (`pods "web-7d4b9c-" is forbidden`), so a controller's refusals all read alike.
+        name = meta.get("name", "")
+        prefix = meta.get("generateName") or ""
+        if prefix and name.startswith(prefix) and len(name) == len(prefix) + 5:
+            name = prefix
         raise errors.forbidden(
             "",
             "pods",
-            meta.get("name", ""),
+            name,
             f"error looking up service account {namespace}/{sa_name}: "
             f'serviceaccount "{sa_name}" not found',
         )

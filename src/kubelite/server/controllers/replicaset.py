@@ -116,6 +116,9 @@ class ReplicaSetController(Controller):
         if self._satisfied(key) and not owner["metadata"].get("deletionTimestamp"):
             error = self._manage(key, owner, pods)
         self._write_status(owner, pods, error)
+        if error is not None:
+            # Failed creations or deletions are retried with the queue's backoff, as upstream.
+            raise StatusError(500, "InternalError", f"{self.kind} {key}: {error}")
 
     def _manage(self, key: str, owner: dict, pods: list[dict]) -> str | None:
         """Create or delete the difference; the first refusal's message, if any."""
