@@ -47,7 +47,8 @@ def build_parser() -> common.Parser:
     p.add_argument("--validate", nargs="?", const="strict", default="strict",
                    help="strict|warn|ignore (true=strict, false=ignore): how the server checks fields")
     p.add_argument("--field-manager", default=None, help="name of the manager tracking field ownership")
-    p.add_argument("--server-side", nargs="?", const="true", default="false", help="not available yet")
+    p.add_argument("--server-side", nargs="?", const="true", default="false",
+                   help="apply on the server (field ownership, conflicts) instead of in the client")
     p.add_argument("--force-conflicts", action="store_true", help="server-side apply only")
     p.add_argument("--subresource", default="", help="server-side apply only: apply to this subresource")
     p.add_argument("--prune", action="store_true", help="delete objects no longer in the configuration")
@@ -90,9 +91,8 @@ def check_flags(args, dry_run: str) -> None:
     def fail(text):
         raise common.CommandError("error: " + text)
 
-    if parse_bool(args.server_side, "--server-side"):
-        fail("--server-side is not supported yet by kubelite (client-side apply only)")
-    if args.force_conflicts:
+    server_side = parse_bool(args.server_side, "--server-side")
+    if args.force_conflicts and not server_side:
         fail("--force-conflicts only works with --server-side")
     if dry_run == "server" and args.force:
         fail("--dry-run=server cannot be used with --force")
@@ -101,7 +101,7 @@ def check_flags(args, dry_run: str) -> None:
     if args.applyset and not args.prune:
         fail("--applyset requires --prune")
     if not args.prune:
-        return _check_subresource(args)
+        return _check_subresource(args, server_side)
     if args.force:
         fail("--force cannot be used with --prune")
     if args.applyset:
@@ -114,21 +114,23 @@ def check_flags(args, dry_run: str) -> None:
     elif not args.all and not args.selector:
         fail("all resources selected for prune without explicitly passing --all. To prune all resources, pass the "
              "--all flag. If you did not mean to prune all resources, specify a label selector")
-    _check_subresource(args)
+    _check_subresource(args, server_side)
 
 
-def _check_subresource(args) -> None:
-    # kubectl sends a subresource only with server-side apply, which kubelite refuses earlier
-    if args.subresource:
+def _check_subresource(args, server_side: bool) -> None:
+    # kubectl sends a subresource only with server-side apply
+    if args.subresource and not server_side:
         raise common.CommandError("error: --subresource can only be specified for --server-side")
 
 
 def apply_options(args, sess, dry_run: str):
     from kubelite.apply.engine import FIELD_MANAGER, ApplyOptions
+    from kubelite.apply.serverside import SERVER_SIDE_MANAGER
 
+    default_manager = SERVER_SIDE_MANAGER if parse_bool(args.server_side, "--server-side") else FIELD_MANAGER
     return ApplyOptions(
         dry_run=dry_run, overwrite=parse_bool(args.overwrite, "--overwrite"), force=args.force,
-        grace_period=args.grace_period, field_manager=args.field_manager or FIELD_MANAGER,
+        grace_period=args.grace_period, field_manager=args.field_manager or default_manager,
         validation=common.field_validation(args), selector=args.selector, namespace=sess.namespace,
         enforce_namespace=sess.connection.namespace_explicit, base="kubelite",
         timeout=common.parse_duration(args.timeout))
@@ -160,6 +162,11 @@ def _apply(args) -> int:
     prune = PruneOptions(selector=args.selector, allowlist=args.prune_allowlist, applyset=args.applyset,
                          cascade=args.cascade, grace_period=args.grace_period)
     run = ApplyRun(sess, options, prune=prune, on_outcome=report, warn=_warn)
+    if parse_bool(args.server_side, "--server-side"):
+        from kubelite.apply.serverside import ServerSideApplier
+
+        run.applier = ServerSideApplier(sess, options, force_conflicts=args.force_conflicts,
+                                        subresource=args.subresource, on_outcome=report, warn=_warn)
     result = run.apply(manifests)
     if printed:
         _write(common.render(output, printed[0] if len(printed) == 1 else _as_list(printed)))
