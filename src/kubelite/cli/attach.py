@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from kubelite.cli import common, podselect
-from kubelite.cli.exec import open_stream, running_timeout, target_pod
+from kubelite.cli.exec import open_stream, running_timeout, target_pod, terminal_wanted
 
 
 def build_parser() -> common.Parser:
@@ -38,13 +38,22 @@ def _attach(args) -> int:
     if phase in ("Succeeded", "Failed"):
         raise common.CommandError(f"error: cannot attach a container in a completed pod; current phase is {phase}")
     container = args.container or podselect.default_container(pod, quiet=args.quiet)
+    spec = podselect.find_container(pod, container) or {}
+    if args.tty and not spec.get("tty"):
+        tty = False  # the container has no terminal to attach to
+        if not args.quiet:
+            print(f"error: Unable to use a TTY - container {container} did not allocate one", file=sys.stderr)
+    else:
+        tty = terminal_wanted(args)
     if not args.quiet:
         print("If you don't see a command prompt, try pressing enter.", file=sys.stderr, flush=True)
     query = [("container", container)]
     if args.stdin:
         query.append(("stdin", "true"))
-    query += [("stderr", "true"), ("stdout", "true")]
-    if args.tty:
+    if not tty:
+        query.append(("stderr", "true"))
+    query.append(("stdout", "true"))
+    if tty:
         query.append(("tty", "true"))
     open_stream(sess, pod, "attach", query, what="attach")
     return 0

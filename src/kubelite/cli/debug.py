@@ -70,7 +70,7 @@ def _debug(args, command: list[str], explicit_profile: bool) -> int:
     if args.profile not in PROFILES:
         raise common.CommandError(f'error: unknown profile: {args.profile}')
     if not args.image and not args.copy_to:
-        raise common.CommandError("error: --image is required for ephemeral containers")
+        raise common.CommandError("error: you must specify --image when not using --copy-to.")
     if args.copy_to:
         raise common.CommandError("error: kubelite debug does not support --copy-to")
     if not explicit_profile:

@@ -6,8 +6,8 @@ import time
 
 from kubelite.cli import common
 
-_OUTPUTS = ("json", "yaml", "name", "go-template", "go-template-file", "template", "templatefile", "jsonpath",
-            "jsonpath-as-json", "jsonpath-file")
+_OUTPUTS = ("go-template", "go-template-file", "json", "jsonpath", "jsonpath-as-json", "jsonpath-file", "name",
+            "template", "templatefile", "yaml")
 
 
 def build_parser() -> common.Parser:
@@ -37,7 +37,12 @@ def _for_selector(sess, text: str) -> str:
     parts = text.split("/")
     if len(parts) != 2:
         raise common.CommandError("error: arguments in resource/name form may not have more than one slash")
-    info = sess.discovery.resolve(parts[0].lower())
+    from kubelite.client.errors import ResourceTypeNotFound
+
+    try:
+        info = sess.discovery.resolve(parts[0].lower())
+    except ResourceTypeNotFound as err:
+        raise common.VerbatimError(str(err).removeprefix("error: ")) from None
     api_version = f"{info.group}/{info.version}" if info.group else info.version
     return f"involvedObject.kind={info.kind},involvedObject.apiVersion={api_version},involvedObject.name={parts[1]}"
 
@@ -93,6 +98,21 @@ def row(event: dict, now: float, all_namespaces: bool) -> str:
     return "\t".join(cells) + "\n"
 
 
+def _render(output, obj: dict) -> str:
+    """kubectl prints the typed EventList: JSON in Go struct order, and nothing for -o name."""
+    if output.kind == "name":
+        return ""
+    if output.kind == "json":
+        import json
+
+        from kubelite.schema.goorder import as_served
+
+        if not output.show_managed_fields:
+            obj = common.without_managed_fields(obj)
+        return json.dumps(as_served(obj), indent=4, ensure_ascii=False) + "\n"
+    return common.render(output, obj)
+
+
 def _header(all_namespaces: bool) -> str:
     return ("NAMESPACE\t" if all_namespaces else "") + "LAST SEEN\tTYPE\tREASON\tOBJECT\tMESSAGE\n"
 
@@ -121,8 +141,7 @@ def _events(args) -> int:
         return 0
     items.sort(key=event_time)
     if output is not None:
-        sys.stdout.write(common.render(output, {"kind": "EventList", "apiVersion": "v1", "metadata": {},
-                                                "items": items}))
+        sys.stdout.write(_render(output, {"kind": "EventList", "apiVersion": "v1", "metadata": {}, "items": items}))
         return 0
     writer = TabWriter()
     if not args.no_headers:
@@ -149,7 +168,7 @@ def _watch(sess, events_r, namespace, selector, types, output, args) -> int:
         if not _wanted(obj, types):
             continue
         if output is not None:
-            sys.stdout.write(common.render(output, dict(obj, kind="Event", apiVersion="v1")))
+            sys.stdout.write(_render(output, dict(obj, kind="Event", apiVersion="v1")))
         else:
             writer.write(row(obj, time.time(), args.all_namespaces))
             writer.flush()

@@ -60,15 +60,21 @@ def running_timeout(text: str) -> float:
 
 
 def target_pod(sess, arg: str, timeout: float) -> dict:
-    return podselect.resolve_target(sess, arg, sess.namespace, timeout)
+    return podselect.resolve_target(sess, arg, sess.namespace, timeout, note=False)
+
+
+def terminal_wanted(args) -> bool:
+    """-t only holds when stdin is a terminal; kubectl says so and goes on without one."""
+    if args.tty and not sys.stdin.isatty():
+        print("Unable to use a TTY - input is not a terminal or the right kind of file", file=sys.stderr, flush=True)
+        return False
+    return args.tty
 
 
 def _exec(args, command: list[str]) -> int:
     positional = list(args.args)
     if not positional and not args.filename:
-        raise common.CommandError("error: expected 'exec (POD | TYPE/NAME) [-c CONTAINER] [flags] -- COMMAND "
-                                  "[args...]'.\nPOD or TYPE/NAME is a required argument for the exec command\n"
-                                  "See 'kubelite exec -h' for help and examples")
+        raise common.CommandError("error: pod, type/name or --filename must be specified")
     if len(positional) > 1 and not command:
         command = positional[1:]  # the deprecated form without --
     if not command:
@@ -76,6 +82,7 @@ def _exec(args, command: list[str]) -> int:
     timeout = running_timeout(args.pod_running_timeout)
     sess = common.session(args)
     pod = target_pod(sess, positional[0], timeout)
+    tty = terminal_wanted(args)
     phase = (pod.get("status") or {}).get("phase")
     if phase in ("Succeeded", "Failed"):
         raise common.CommandError(f"error: cannot exec into a container in a completed pod; current phase is {phase}")
@@ -83,8 +90,10 @@ def _exec(args, command: list[str]) -> int:
     query = [("command", c) for c in command] + [("container", container)]
     if args.stdin:
         query.append(("stdin", "true"))
-    query += [("stderr", "true"), ("stdout", "true")]
-    if args.tty:
+    if not tty:  # a terminal carries both outputs in one stream
+        query.append(("stderr", "true"))
+    query.append(("stdout", "true"))
+    if tty:
         query.append(("tty", "true"))
     open_stream(sess, pod, "exec", query, what="exec")
     return 0

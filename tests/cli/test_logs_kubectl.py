@@ -1,0 +1,58 @@
+"""Differential: `kubelite logs` and /usr/bin/kubectl logs against the same `kubelite serve`, whose
+simulated containers print their `sim.kubelite.io/log` annotation or their echo commands."""
+from __future__ import annotations
+
+import pytest
+
+from pod_cli_support import both, setup
+
+pytestmark = pytest.mark.kubectl
+
+CASES = [
+    ("web",), ("web", "--timestamps"), ("web", "--tail=2"), ("web", "--tail=0"), ("web", "--since=1h"),
+    ("web", "--since-time=2020-01-01T00:00:00Z"), ("web", "--limit-bytes=7"), ("web", "--prefix"),
+    ("two",), ("two", "-c", "b"), ("two", "b"), ("two", "--all-containers"), ("two", "--all-containers", "--prefix"),
+    ("-l", "app=two"), ("-l", "app=dep", "--prefix"), ("deployment/dep",), ("deployment/dep", "--all-pods"),
+    ("pod/web", "-c", "nginx"),
+    # errors
+    (), ("nope",), ("web", "-c", "zz"), ("web", "-p"), ("web", "--tail=-2"), ("two", "-c", "a", "b"),
+    ("web", "--since=1h", "--since-time=2020-01-01T00:00:00Z"), ("two", "--all-containers", "-c", "a"),
+    ("web", "-l", "app=web"), ("deployment/nope",),
+]
+
+
+@pytest.fixture(scope="module")
+def ready(served, tmp_path_factory):
+    from cli_support import CLI, KUBECTL
+
+    tmp = tmp_path_factory.mktemp("logs")
+    setup(CLI(tmp, [KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(tmp / "cache")]), tmp)
+    return True
+
+
+@pytest.mark.parametrize("args", CASES, ids=lambda a: " ".join(a) or "no-args")
+def test_logs_as_kubectl(ready, remote, kubectl, args):
+    ours, theirs = both(remote, kubectl, "logs", *args)
+    if "--all-pods" in args or "-l" in args:
+        # kubectl visits the pods in Go map order (random): compare the lines, not their order.
+        ours, theirs = [(rc, sorted(out.splitlines()), err) for rc, out, err in (ours, theirs)]
+    assert ours == theirs
+
+
+def test_logs_follow_ends_when_the_pod_goes(ready, remote, kubectl, served):
+    """-f prints what is there, then holds the stream open until the container stops running."""
+    import subprocess
+
+    follow = subprocess.Popen(remote.argv0 + ["logs", "-f", "web"] + remote.extra, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=remote.env)
+    try:
+        first = follow.stdout.readline()
+        assert first == "first line\n"
+        assert follow.poll() is None  # still following
+        assert kubectl.run("delete", "pod", "web", "--wait=false").returncode == 0
+        assert follow.wait(timeout=60) == 0, follow.stderr.read()
+        assert follow.stdout.read() == "second line\nthird line\n"
+    finally:
+        if follow.poll() is None:
+            follow.kill()
+        follow.communicate()
