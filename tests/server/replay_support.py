@@ -219,8 +219,10 @@ class SequenceReplay:
         obj = json.loads(body)
         meta = obj.get("metadata")
         if isinstance(meta, dict):
-            # kubelite keeps no managedFields before server-side apply: a client's copy is not sent.
-            meta.pop("managedFields", None)
+            # A client's copy of the recorded managedFields describes the recording's history, not
+            # this replay's: not sent, except the reset requests (`[]`, `[{}]`) that clear them.
+            if meta.get("managedFields") not in ([], [{}]):
+                meta.pop("managedFields", None)
             if meta.get("uid") in self.uids:
                 meta["uid"] = self.uids[meta["uid"]]
             if meta.get("resourceVersion") and self.rvs.ours(meta["resourceVersion"]) is not None:
