@@ -23,12 +23,17 @@ CASES = {
     "deep.json": '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":'
                  + "[" * 9998 + "]" * 9998 + "}",
 }
+# objects apply cannot name (kubectl's errors, the second over several lines)
+NAMELESS = {
+    "generatename.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: gen-\n",
+    "noname.yaml": "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n",
+}
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(CASES) + sorted(NAMELESS))
 def test_apply_errors_as_kubectl(remote, kubectl, tmp_path, name):
     path = tmp_path / name
-    path.write_text(CASES[name])
+    path.write_text({**CASES, **NAMELESS}[name])
     ours = remote.run("apply", "-f", str(path))
     theirs = kubectl.run("apply", "-f", str(path))
     assert theirs.returncode != 0, theirs.stdout
@@ -45,6 +50,16 @@ def test_apply_embedded_fails_in_one_line(embedded, tmp_path, name):
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert done.stderr.startswith(("error: ", "The ConfigMap ", "Error from server ")), done.stderr
+
+
+@pytest.mark.parametrize("name", sorted(NAMELESS))
+def test_apply_embedded_refuses_nameless_objects_before_any_request(embedded, tmp_path, name):
+    path = tmp_path / name
+    path.write_text(NAMELESS[name])
+    done = embedded.run("apply", "-f", str(path))
+    assert done.returncode == 1
+    assert "MethodNotAllowed" not in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.rstrip().endswith(("cannot use generate name with apply", "resource name may not be empty"))
 
 
 def test_lone_surrogate_in_data_is_stored_as_replacement_character(embedded, tmp_path):

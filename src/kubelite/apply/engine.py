@@ -152,6 +152,8 @@ class Applier:
         from kubelite.client.errors import ApiError, is_not_found
 
         client, r = self.session.client, item.resource
+        if not item.name:
+            _refuse_nameless(item)
         try:
             live = client.get(r, item.name, item.namespace or None)
         except ApiError as err:
@@ -287,6 +289,16 @@ class Applier:
                 break
             time.sleep(0.1)
         refresh_discovery(self.session.discovery)
+
+
+def _refuse_nameless(item: Item) -> None:
+    """kubectl's errors for an object without a name: before any request (generateName), or as
+    client-go's refusal to GET an empty name."""
+    generate_name = (item.obj.get("metadata") or {}).get("generateName")
+    if generate_name:
+        raise SourcedError("", "", ValueError(f"from {generate_name}: cannot use generate name with apply"))
+    raise SourcedError(f"retrieving current configuration of:\n{describe(item)}\nfrom server for:", item.source,
+                       ValueError("resource name may not be empty"))
 
 
 def describe(item: Item) -> str:
