@@ -522,7 +522,8 @@ class _WatchStream(threading.Thread):
             endpoint = store.endpoints[index % len(store.endpoints)]
             try:
                 self._follow(endpoint)
-                lost_since = None  # the stream ended cleanly (etcd closed it): go on
+                lost_since = None  # the stream ended cleanly (etcd closed it): follow it again
+                self._stopping.wait(0.05)
             except _Ended:
                 return
             except (httpx.TransportError, StorageError, ValueError) as err:
