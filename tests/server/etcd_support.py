@@ -1,5 +1,5 @@
 """A throwaway etcd for tests: /usr/bin/etcd (Debian's etcd-server) on free loopback ports, with
-its data in a temporary directory (on /dev/shm when there is one: no disk syncs), always stopped.
+its data in a temporary directory (on /dev/shm when it has room: no disk syncs), always stopped.
 
 Tests that need it skip cleanly when etcd is not installed (CI installs it)."""
 from __future__ import annotations
@@ -28,6 +28,15 @@ def have_etcd() -> bool:
 requires_etcd = pytest.mark.skipif(not have_etcd(), reason=f"etcd is not installed ({ETCD}); apt-get install etcd-server")
 
 
+def _roomy(directory: str) -> bool:
+    """A writable directory with room for etcd's preallocated 64MB write-ahead log, and then some."""
+    try:
+        stats = os.statvfs(directory)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK) and stats.f_bavail * stats.f_frsize >= 1 << 30
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -39,7 +48,7 @@ class Etcd:
 
     def __init__(self, data_dir: str | None = None, tls: "EtcdTLS | None" = None):
         self.tls = tls
-        base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        base = "/dev/shm" if _roomy("/dev/shm") else None
         self._owned_dir = data_dir is None
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="kubelite-etcd-", dir=base)
         self.client_port = free_port()
@@ -67,7 +76,11 @@ class Etcd:
                  "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
                  "--initial-cluster", f"default={peer}", "--log-level", "error", *secure],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.wait_healthy()
+        try:
+            self.wait_healthy()
+        except BaseException:  # never leave an etcd behind (the `with` exits only after a start)
+            self.close()
+            raise
         return self
 
     def wait_healthy(self) -> None:
