@@ -6,6 +6,7 @@ simulated containers, see server/podlogs.py).
 from __future__ import annotations
 
 import sys
+import threading
 
 from kubelite.cli import common, podselect
 
@@ -131,16 +132,32 @@ def _logs(args) -> int:
         raise common.CommandError(f"error: you are attempting to follow {len(requests)} log streams, but maximum "
                                   f"allowed concurrency is {args.max_log_requests}, use --max-log-requests to "
                                   f"increase the limit")
-    errors = 0
+    if args.follow and len(requests) > 1:
+        return _follow_all(sess, requests, query, prefix, args.ignore_errors)
     for pod, name in requests:
-        label = f"[pod/{pod['metadata']['name']}/{name}] " if prefix else ""
-        try:
-            _print_log(sess, pod, name, query, label, args.follow)
-        except Exception as err:  # noqa: BLE001 - kubectl's --ignore-errors prints and goes on
-            if not args.ignore_errors:
-                raise
-            sys.stdout.write(f"error: {common.error_message(err).removeprefix('error: ')}\n")
-            errors += 1
+        _consume(sess, pod, name, query, prefix, args.follow, args.ignore_errors)
+    return 0
+
+
+def _consume(sess, pod: dict, name: str, query: dict, prefix: bool, follow: bool, ignore_errors: bool) -> None:
+    label = f"[pod/{pod['metadata']['name']}/{name}] " if prefix else ""
+    try:
+        _print_log(sess, pod, name, query, label, follow)
+    except Exception as err:  # noqa: BLE001 - kubectl's --ignore-errors prints and goes on
+        if not ignore_errors:
+            raise
+        _write(f"error: {common.error_message(err).removeprefix('error: ')}\n")
+
+
+def _follow_all(sess, requests, query: dict, prefix: bool, ignore_errors: bool) -> int:
+    """Several followed logs at once, interleaved line by line, as kubectl follows them in parallel."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(requests)) as pool:
+        futures = [pool.submit(_consume, sess, pod, name, query, prefix, True, ignore_errors)
+                   for pod, name in requests]
+        for future in futures:
+            future.result()
     return 0
 
 
@@ -184,15 +201,22 @@ def _print_log(sess, pod: dict, container: str, query: dict, label: str, follow:
     meta = pod["metadata"]
     path = resource_path(pods_r, meta.get("namespace"), meta["name"], "log")
     params = {**query, "container": container}
-    out = sys.stdout
     if follow:
         for line in sess.transport.stream("GET", path, params=params):
-            out.write(label + (line.decode() if isinstance(line, bytes) else line) + "\n")
-            out.flush()
+            _write(label + (line.decode() if isinstance(line, bytes) else line) + "\n")
         return
     response = sess.transport.request("GET", path, params=params)
     text = response.content.decode("utf-8", "replace")
     if label:
         text = "".join(label + line for line in text.splitlines(keepends=True))
-    out.write(text)
-    out.flush()
+    _write(text)
+
+
+_OUT = threading.Lock()
+
+
+def _write(text: str) -> None:
+    """One whole line (or log) at a time: followed logs write from several threads."""
+    with _OUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
