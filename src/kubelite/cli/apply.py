@@ -82,8 +82,9 @@ def parse_bool(text: str, flag: str) -> bool:
         return True
     if lowered in ("false", "0", "f"):
         return False
-    raise common.CommandError(f'error: invalid argument "{text}" for "{flag}" flag: strconv.ParseBool: parsing '
-                              f'"{text}": invalid syntax')
+    # a boolean flag's value is refused by kubectl's flag parser, with its usage hint
+    raise common.UsageError(f'Error: invalid argument "{text}" for "{flag}" flag: strconv.ParseBool: parsing '
+                            f'"{text}": invalid syntax\nSee \'kubelite apply --help\' for usage.')
 
 
 def check_flags(args, dry_run: str) -> None:
@@ -94,6 +95,8 @@ def check_flags(args, dry_run: str) -> None:
     server_side = parse_bool(args.server_side, "--server-side")
     if args.force_conflicts and not server_side:
         fail("--force-conflicts only works with --server-side")
+    if dry_run == "client" and server_side:
+        fail("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)")
     if dry_run == "server" and args.force:
         fail("--dry-run=server cannot be used with --force")
     if args.all and args.selector:

@@ -1,0 +1,110 @@
+"""Differential: `kubelite apply --server-side` prints the same bytes and exit codes as
+/usr/bin/kubectl v1.32 `apply --server-side` against the same `kubelite serve`, and leaves the
+same managedFields.
+
+kubectl works in namespace `k`, kubelite in namespace `l`, each from the same files, so each
+command meets the same state; namespace names, uids, resourceVersions and times are normalised.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from cli_support import CLI, KUBECTL, kubelite_argv
+
+pytestmark = pytest.mark.kubectl
+
+FILES = {
+    "cm": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {app: demo}\n"
+          "data:\n  color: blue\n  size: small\n",
+    "cm_beta": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  shape: round\n",
+    "cm_conflict": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: red\n",
+    "cm_v2": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {app: demo}\n"
+             "data:\n  color: blue\n",
+    "deploy": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n"
+              "  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n"
+              "    spec:\n      containers:\n      - name: app\n        image: nginx:1.25\n"
+              "        ports:\n        - containerPort: 80\n",
+    "deploy_sidecar": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n"
+                      "  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n"
+                      "      labels: {app: web}\n    spec:\n      containers:\n      - name: side\n"
+                      "        image: busybox\n",
+    "legacy": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy\ndata:\n  a: '1'\n  b: '2'\n",
+    "legacy_v2": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy\ndata:\n  a: '1'\n  c: '3'\n",
+}
+MANAGED = "-o jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation}/{.subresource}={.fieldsV1}{'\\n'}{end}"
+
+COMMANDS = [
+    "apply --server-side --field-manager=alpha -f {cm}",
+    "apply --server-side --field-manager=alpha -f {cm}",
+    "apply --server-side --field-manager=beta -f {cm_beta}",
+    f"get configmap settings {MANAGED}",
+    "apply --server-side --field-manager=beta -f {cm_conflict}",
+    "apply --server-side --field-manager=beta --force-conflicts -f {cm_conflict} -o yaml",
+    "apply --server-side --field-manager=alpha -f {cm_v2}",
+    f"get configmap settings {MANAGED}",
+    "get configmap settings -o jsonpath={.data}",
+    "apply --server-side --dry-run=server --field-manager=gamma -f {cm_beta} -o json",
+    "apply --server-side --dry-run=client -f {cm_beta}",
+    "apply --server-side -f {deploy}",
+    "apply --server-side --field-manager=side -f {deploy_sidecar}",
+    f"get deployment web {MANAGED}",
+    "get deployment web -o jsonpath={.spec.template.spec.containers[*].name}",
+    "apply -f {legacy}",
+    "apply --server-side -f {legacy}",
+    f"get configmap legacy {MANAGED}",
+    "apply --server-side -f {legacy_v2}",
+    "get configmap legacy -o jsonpath={.data}",
+    "apply view-last-applied configmap legacy",
+    "apply --server-side --field-manager=other -f {legacy}",
+    "apply --force-conflicts -f {legacy}",
+    "apply --server-side=bogus -f {legacy}",
+]
+
+
+def _normal(text: str, namespace: str) -> str:
+    text = text.replace(f'"{namespace}"', '"NS"').replace(f"namespace: {namespace}\n", "namespace: NS\n")
+    text = re.sub(r'("?uid"?: ?)"?[0-9a-f-]{36}"?', r"\1UID", text)
+    text = re.sub(r'("?resourceVersion"?: ?)"\d+"', r"\1RV", text)
+    text = re.sub(r'"?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"?', "TIME", text)
+    return text.replace("'kubectl ", "'kubelite ")
+
+
+@pytest.fixture
+def two_namespaces(served, tmp_path):
+    if not shutil.which(KUBECTL):
+        pytest.skip("kubectl not installed")
+    kubectl = CLI(tmp_path, [KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(tmp_path / "c")])
+    files = {}
+    for name, text in FILES.items():
+        files[name] = tmp_path / f"{name}.yaml"
+        files[name].write_text(text)
+    for ns in ("k", "l"):
+        assert kubectl.run("create", "namespace", ns).returncode == 0
+    kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(served.kubeconfig)])
+    yield kubectl, kubelite, files
+    kubectl.run("delete", "namespace", "k", "l", "--wait=false")
+
+
+def _argv(command: str, files: dict) -> list[str]:
+    out = []
+    for part in command.split(" "):
+        for name, path in files.items():
+            part = part.replace("{" + name + "}", str(path))
+        out.append(part)
+    return out
+
+
+def test_server_side_apply_matches_kubectl(two_namespaces):
+    kubectl, kubelite, files = two_namespaces
+    found = []
+    for command in COMMANDS:
+        argv = _argv(command, files)
+        want, got = kubectl.run("-n", "k", *argv), kubelite.run("-n", "l", *argv)
+        expected = (want.returncode, _normal(want.stdout, "k"), _normal(want.stderr, "k"))
+        actual = (got.returncode, _normal(got.stdout, "l"), _normal(got.stderr, "l"))
+        if expected != actual:
+            found.append((command, expected, actual))
+    assert not found, "\n\n".join(f"{c}\nkubectl:  {e!r}\nkubelite: {a!r}" for c, e, a in found)
