@@ -126,7 +126,7 @@ def test_a_clean_stop_hands_the_lease_over_at_once(start):
     began = time.monotonic()
     eventually("the second server to take the released lease",
                lambda: (lease_spec(b) or {}).get("holderIdentity") not in (None, ""))
-    assert lease_spec(b)["leaseTransitions"] == 0  # a released lease is acquired, not taken over
+    assert lease_spec(b)["leaseTransitions"] == 1  # client-go counts an acquisition after a release too
     assert time.monotonic() - began < DEADLINE
 
 

@@ -7,7 +7,7 @@ A candidate (`campaign=True`, what `kubelite serve` runs) every retry period:
 - renews it (renewTime) if it holds it; if it could not renew for the renew deadline, it stops
   leading;
 - takes it over (holderIdentity, acquireTime, leaseTransitions + 1) when the holder released it
-  or the record has not changed for leaseDurationSeconds since this candidate first saw it (time
+  or the record has not changed for its own lease duration since this candidate first saw it (time
   measured on its own clock, never by comparing with the holder's renewTime, so clock skew between
   machines does not matter);
 - on a clean stop releases it (empty holder, lease duration 1s) so that another takes over at once.
@@ -110,10 +110,8 @@ class LeaderElector:
         rv = (lease.get("metadata") or {}).get("resourceVersion")
         if self._seen is None or self._seen[0] != rv:
             self._seen = (rv, now)
-        if holder and holder != self.identity:
-            duration = float(spec.get("leaseDurationSeconds") or self.times.lease_duration)
-            if self._seen[1] + duration > now:
-                return False  # someone else's lease, still live as far as we have seen
+        if holder and holder != self.identity and self._seen[1] + self.times.lease_duration > now:
+            return False  # someone else's lease, live as far as we have seen (our own duration, as client-go)
         try:
             self.client.update(LEASES, self._record(lease, now))
         except StatusError as err:
@@ -134,10 +132,9 @@ class LeaderElector:
         lease = {**lease, "spec": dict(lease.get("spec") or {})}
         spec = lease["spec"]
         ours = spec.get("holderIdentity") == self.identity
-        if not ours:
+        if not ours:  # acquired, from another holder or from a release: one more transition
             spec["acquireTime"] = stamp
-            spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + (
-                1 if spec.get("holderIdentity") else 0)
+            spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + 1
         spec["holderIdentity"] = self.identity
         spec["leaseDurationSeconds"] = int(self.times.lease_duration)
         spec["renewTime"] = stamp
