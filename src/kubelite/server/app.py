@@ -132,8 +132,9 @@ async def _read_request(scope, receive) -> Request:
             break
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size <= MAX_BODY:
-            chunks.append(chunk)
+        if size > MAX_BODY:
+            break  # answered 413 without reading the rest, as kube-apiserver's limited reader
+        chunks.append(chunk)
         if not message.get("more_body", False):
             break
     headers: dict[str, str] = {}

@@ -64,10 +64,11 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         from kubelite.server.handlers import watch
 
         return await watch.serve(api, request, r, namespace, stopping)
-    if verb == "list" or verb in _WRITE_VERBS:
-        # Storage work can take a while: off the event loop, so open watch streams and other
-        # requests go on meanwhile. Writes keep their one-at-a-time order (allocators such as
-        # cluster IPs and node ports read then write); lists run beside them.
+    if verb in ("get", "list") or verb in _WRITE_VERBS:
+        # Storage work can take a while (and a 3 MiB object takes a while to decode and encode):
+        # off the event loop, so open watch streams and other requests go on meanwhile. Writes
+        # keep their one-at-a-time order (allocators such as cluster IPs and node ports read
+        # then write); reads run beside them.
         import asyncio
 
         executor = _writer() if verb in _WRITE_VERBS else None
