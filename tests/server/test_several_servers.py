@@ -285,3 +285,17 @@ def test_servers_ride_out_an_etcd_restart(tmp_path, etcd_server):
     finally:
         client.close()
         served.stop()
+
+
+def test_without_leader_election_the_controllers_run_and_no_lease_is_written(tmp_path, storage):
+    served = Served(tmp_path / "solo", tmp_path / "solo.kubeconfig",
+                    args=("--storage", storage, "--leader-elect=false")).start(timeout=DEADLINE)
+    client = httpx.Client(base_url=served.url, verify=ssl.create_default_context(cafile=served.ca),
+                          timeout=20, headers={"Authorization": f"Bearer {served.token}"})
+    try:
+        assert client.post(REPLICASETS, json=replicaset("solo")).status_code == 201
+        eventually("the controllers", lambda: len(pods(client, "solo")) == 2)
+        assert client.get(LEASE).status_code == 404
+    finally:
+        client.close()
+        served.stop()

@@ -65,6 +65,8 @@ def run(argv: list[str]) -> int:
     server.cluster.advertise(args.address, port)
     if args.leader_elect:
         server.cluster.manager.elect(times)
+    else:  # kube-controller-manager --leader-elect=false: the controllers run whoever else does
+        server.cluster.manager.elector = None
     server.cluster.start()
 
     def started():
