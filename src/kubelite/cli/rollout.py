@@ -87,12 +87,16 @@ def _impl(request, what: str):
 
 
 def _print(args, obj: dict, operation: str, dry_run: str = "none") -> None:
-    output = common.output_of(args)
-    if output.kind:
-        common.ObjectPrinter(output).print(obj)
-    else:
-        sys.stdout.write(common.success_line(obj, operation, dry_run))
-        sys.stdout.flush()
+    _print_object(common.output_of(args), obj, operation, dry_run)
+
+
+def _print_object(output, obj: dict, operation: str = "", dry_run: str = "none") -> None:
+    """As kubectl prints the typed objects rollout works with: JSON in the Go structs' field order."""
+    from kubelite.cli.imperative_common import print_result
+
+    if not output.show_managed_fields:
+        obj = common.without_managed_fields(obj)
+    print_result(obj, output, operation, dry_run, ordered=True)
 
 
 def _kubectl_error(err) -> common.CommandError:
@@ -151,14 +155,12 @@ def _history(args) -> int:
         impl = _impl(request, "history viewer")
         history = impl.history(sess, obj)
         if output.kind:
-            if args.revision > 0:
-                if args.revision not in history:
-                    raise common.CommandError("error: unable to find the specified revision")
-                common.ObjectPrinter(output).print(history[args.revision])
-            else:
-                printer = common.ObjectPrinter(output)
-                for revision in sorted(history):
-                    printer.print(history[revision])
+            if args.revision > 0 and args.revision not in history:
+                raise common.CommandError("error: unable to find the specified revision")
+            for i, revision in enumerate([args.revision] if args.revision > 0 else sorted(history)):
+                if i and output.kind == "yaml":
+                    sys.stdout.write("---\n")
+                _print_object(output, history[revision])
             continue
         if not history:
             text = "No rollout history found."
