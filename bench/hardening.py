@@ -194,15 +194,17 @@ def main() -> int:
         attack(server)
         return 0
 
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = pathlib.Path(tmp)
-        server = Served(tmp / "data", tmp / "kubeconfig").start()
-        try:
-            healthz_under_attack(server, 20 if args.smoke else 200)
-            bad_inputs(server, 50 if args.smoke else 2000)
-            stalled_watchers(server, 200 if args.smoke else 6000)
-        finally:
-            server.stop()
+    phases = [lambda s: healthz_under_attack(s, 20 if args.smoke else 200),
+              lambda s: bad_inputs(s, 50 if args.smoke else 2000),
+              lambda s: stalled_watchers(s, 200 if args.smoke else 6000)]
+    for index, phase in enumerate(phases):  # a fresh server each: no phase inherits another's heap
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            server = Served(tmp / f"data{index}", tmp / "kubeconfig").start()
+            try:
+                phase(server)
+            finally:
+                server.stop()
     return 0
 
 
