@@ -61,6 +61,12 @@ COMMANDS = [
     "apply --server-side --field-manager=other -f {legacy}",
     "apply --force-conflicts -f {legacy}",
     "apply --server-side=bogus -f {legacy}",
+    # diff --server-side: the server's dry run of the apply, compared with the live object
+    "diff --server-side --field-manager=beta -f {cm_conflict}",
+    "diff --server-side -f {cm_conflict}",
+    "diff --server-side --force-conflicts -f {cm_conflict}",
+    "diff --server-side --field-manager=alpha -f {cm_v2}",
+    "diff --force-conflicts -f {cm_v2}",
 ]
 
 
@@ -69,6 +75,9 @@ def _normal(text: str, namespace: str) -> str:
     text = re.sub(r'("?uid"?: ?)"?[0-9a-f-]{36}"?', r"\1UID", text)
     text = re.sub(r'("?resourceVersion"?: ?)"\d+"', r"\1RV", text)
     text = re.sub(r'"?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"?', "TIME", text)
+    text = re.sub(r"/tmp/(LIVE|MERGED)-\w+", r"\1", text)
+    text = re.sub(r"^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ ", "W ", text, flags=re.M)
+    text = re.sub(r"\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [+-]\d{4}", "\tDATE", text)
     return text.replace("'kubectl ", "'kubelite ")
 
 

@@ -42,10 +42,14 @@ def local_configuration(config: dict) -> dict:
     return json.loads(lastapplied.configuration_text(config))
 
 
-def merged_object(applier, item, live: dict | None, force: bool) -> dict:
+def merged_object(applier, item, live: dict | None, force: bool, server_side: bool = False) -> dict:
     """The object as it would be after apply, answered by a server-side dry run."""
     from kubelite.client.dynamic import WriteParams
 
+    if server_side:
+        from kubelite.apply.serverside import dry_run_apply
+
+        return dry_run_apply(applier, item, force)
     client, r, ns = applier.session.client, item.resource, item.namespace or None
     params = WriteParams(dry_run=True, field_manager=applier.options.field_manager)
     if live is None:
@@ -63,7 +67,7 @@ def merged_object(applier, item, live: dict | None, force: bool) -> dict:
     return client.patch(r, ns, item.name, to_json(body), patch.content_type, params)
 
 
-def diff_item(applier, item) -> Pair:
+def diff_item(applier, item, server_side: bool = False, force_conflicts: bool = False, warn=None) -> Pair:
     """Live and merged versions of one configuration object (retrying on conflicts)."""
     from kubelite.client.errors import ApiError, is_not_found
 
@@ -76,8 +80,15 @@ def diff_item(applier, item) -> Pair:
             if not is_not_found(err):
                 raise
             live = None
+        if attempt == MAX_RETRIES and warn is not None:
+            from kubelite.apply.run import klog_warning
+
+            r = item.resource
+            warn(klog_warning("diff.go:723", f"Object ({r.group}/{r.version}, Kind={r.kind}: {item.name}) keeps "
+                                             "changing, diffing without lock"))
         try:
-            merged = merged_object(applier, item, live, force=attempt == MAX_RETRIES)
+            merged = merged_object(applier, item, live, force=force_conflicts if server_side else
+                                   attempt == MAX_RETRIES, server_side=server_side)
         except ApiError as err:
             if err.reason == "Conflict" and attempt < MAX_RETRIES:
                 continue
@@ -162,12 +173,16 @@ def run_diff(live_dir: str, merged_dir: str, stdout, stderr) -> int:
 
 
 def diff_manifests(session, manifests, options, stdout, stderr, *, show_managed_fields: bool = False,
-                   show_secrets: bool = False) -> int:
+                   show_secrets: bool = False, server_side: bool = False, force_conflicts: bool = False) -> int:
     """Diff each manifest's live and merged versions; the diff program's exit status."""
     from kubelite.apply.engine import Applier
 
     applier = Applier(session, options)
-    pairs = [presentable(diff_item(applier, item), show_managed_fields, show_secrets)
+    def warn(line: str) -> None:
+        stderr.write(line + "\n")
+
+    pairs = [presentable(diff_item(applier, item, server_side, force_conflicts, warn), show_managed_fields,
+                         show_secrets)
              for item in applier.prepare(manifests)]
     live_dir, merged_dir = write_versions(pairs)
     try:

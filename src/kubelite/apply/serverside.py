@@ -143,3 +143,13 @@ def upgrade_patch(obj: dict, manager: str) -> list | None:
 def _owns_last_applied(entry: dict) -> bool:
     annotations = ((entry.get("fieldsV1") or {}).get("f:metadata") or {}).get("f:annotations") or {}
     return f"f:{LAST_APPLIED}" in annotations
+
+
+def dry_run_apply(applier, item: Item, force: bool) -> dict:
+    """The object as a server-side apply of `item` would leave it (kubectl diff --server-side)."""
+    from kubelite.client.dynamic import WriteParams
+
+    params = WriteParams(dry_run=True, field_manager=applier.options.field_manager)
+    body = json.dumps(item.obj, sort_keys=True, separators=(",", ":"))
+    return applier.session.client.patch(item.resource, item.namespace or None, item.name, body, "apply", params,
+                                        force=force)

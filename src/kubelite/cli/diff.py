@@ -47,7 +47,8 @@ def build_parser() -> common.Parser:
     common.add_filename_flags(p, "to diff")
     p.add_argument("-l", "--selector", help="diff only objects matching this label selector")
     p.add_argument("--field-manager", default=None, help="name of the manager tracking field ownership")
-    p.add_argument("--server-side", nargs="?", const="true", default="false", help="not available yet")
+    p.add_argument("--server-side", nargs="?", const="true", default="false",
+                   help="compare with the server's dry run of a server-side apply")
     p.add_argument("--force-conflicts", action="store_true", help="server-side apply only")
     p.add_argument("--show-managed-fields", action="store_true", help="keep managedFields in the compared files")
     p.add_argument("--show-secret", action="store_true", help="show Secret data instead of masking it")
@@ -79,16 +80,18 @@ def _diff(args) -> int:
     from kubelite.cli.apply import read_manifests
 
     args._verb = "diff"
-    if args.force_conflicts and args.server_side == "false":
+    from kubelite.cli.apply import parse_bool
+
+    server_side = parse_bool(args.server_side, "--server-side")
+    if args.force_conflicts and not server_side:
         raise common.CommandError("error: --force-conflicts only works with --server-side")
-    if args.server_side != "false":
-        raise common.CommandError("error: --server-side is not supported yet by kubelite (client-side apply only)")
     manifests = read_manifests(args, verb="diff")
     sess = common.session(args)
     options = ApplyOptions(field_manager=args.field_manager or FIELD_MANAGER, selector=args.selector,
                            namespace=sess.namespace, enforce_namespace=sess.connection.namespace_explicit)
     return diff_manifests(sess, manifests, options, sys.stdout, sys.stderr,
-                          show_managed_fields=args.show_managed_fields, show_secrets=args.show_secret)
+                          show_managed_fields=args.show_managed_fields, show_secrets=args.show_secret,
+                          server_side=server_side, force_conflicts=args.force_conflicts)
 
 
 if __name__ == "__main__":
