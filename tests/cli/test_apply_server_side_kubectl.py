@@ -117,3 +117,26 @@ def test_server_side_apply_matches_kubectl(two_namespaces):
         if expected != actual:
             found.append((command, expected, actual))
     assert not found, "\n\n".join(f"{c}\nkubectl:  {e!r}\nkubelite: {a!r}" for c, e, a in found)
+
+
+APPLYSET_V1 = FILES["cm"] + "---\n" + FILES["legacy"]
+APPLYSET_V2 = FILES["legacy"]
+
+
+def test_applyset_prune_interoperates_with_kubectl(two_namespaces, tmp_path):
+    """kubectl (KUBECTL_APPLYSET=true) updates the ApplySet parent by server-side apply: a set it
+    creates is pruned by kubelite, and a set kubelite creates is pruned by kubectl."""
+    kubectl, kubelite, _ = two_namespaces
+    kubectl.env["KUBECTL_APPLYSET"] = "true"
+    v1, v2 = tmp_path / "set-v1.yaml", tmp_path / "set-v2.yaml"
+    v1.write_text(APPLYSET_V1)
+    v2.write_text(APPLYSET_V2)
+    for first, second, ns in ((kubectl, kubelite, "k"), (kubelite, kubectl, "l")):
+        created = first.run("-n", ns, "apply", "--prune", "--applyset=set1", "-f", str(v1))
+        assert created.returncode == 0, created.stderr
+        assert created.stdout == "configmap/settings created\nconfigmap/legacy created\n", created.stdout
+        pruned = second.run("-n", ns, "apply", "--prune", "--applyset=set1", "-f", str(v2))
+        assert pruned.returncode == 0, pruned.stderr
+        assert pruned.stdout == "configmap/legacy unchanged\nconfigmap/settings pruned\n", pruned.stdout
+        left = kubectl.run("-n", ns, "get", "configmaps", "-o", "name")
+        assert "configmap/settings" not in left.stdout and "configmap/legacy" in left.stdout
