@@ -21,9 +21,11 @@ _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u202
 
 
 def revision_data(owner: dict) -> dict:
+    """The patch, its keys sorted at every level: kube-controller-manager writes it as Go encodes
+    a map, and `kubectl rollout undo` compares those bytes with its own encoding."""
     template = copy.deepcopy((owner.get("spec") or {}).get("template") or {})
     template["$patch"] = "replace"
-    return {"spec": {"template": template}}
+    return json.loads(go_map_json({"spec": {"template": template}}))
 
 
 def go_map_json(value) -> bytes:
