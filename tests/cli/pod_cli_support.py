@@ -67,3 +67,12 @@ def both(remote, kubectl, *args: str) -> tuple:
     ours, theirs = remote.run(*args), kubectl.run(*args)
     return ((ours.returncode, normalised(ours.stdout), normalised(ours.stderr)),
             (theirs.returncode, normalised(theirs.stdout), normalised(theirs.stderr)))
+
+
+def prepared(served, tmp_path_factory, name: str) -> bool:
+    """The module's `kubelite serve` with PODS applied and running (for a module-scoped fixture)."""
+    from cli_support import CLI, KUBECTL
+
+    tmp = tmp_path_factory.mktemp(name)
+    setup(CLI(tmp, [KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(tmp / "cache")]), tmp)
+    return True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pod_cli_support import both, setup
+from pod_cli_support import both, prepared
 
 pytestmark = pytest.mark.kubectl
 
@@ -19,11 +19,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def ready(served, tmp_path_factory):
-    from cli_support import CLI, KUBECTL
-
-    tmp = tmp_path_factory.mktemp("events")
-    setup(CLI(tmp, [KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(tmp / "cache")]), tmp)
-    return True
+    return prepared(served, tmp_path_factory, "events")
 
 
 @pytest.mark.parametrize("args", CASES, ids=lambda a: " ".join(a) or "no-args")

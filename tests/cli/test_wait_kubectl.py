@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from pod_cli_support import both, setup
+from pod_cli_support import both, prepared
 
 pytestmark = pytest.mark.kubectl
 
@@ -28,11 +28,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def ready(served, tmp_path_factory):
-    from cli_support import CLI, KUBECTL
-
-    tmp = tmp_path_factory.mktemp("wait")
-    setup(CLI(tmp, [KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(tmp / "cache")]), tmp)
-    return True
+    return prepared(served, tmp_path_factory, "wait")
 
 
 @pytest.mark.parametrize("args", CASES, ids=lambda a: " ".join(a))

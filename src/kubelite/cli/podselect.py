@@ -12,6 +12,7 @@ import sys
 import time
 
 from kubelite.cli import common
+from kubelite.server.podlogs import find_container  # noqa: F401 (the commands' container lookup)
 
 DEFAULT_CONTAINER = "kubectl.kubernetes.io/default-container"
 _PHASE_RANK = {"Running": 0, "Unknown": 1, "Pending": 2}
@@ -23,15 +24,6 @@ def all_container_names(pod: dict) -> str:
     names += [f"{c.get('name')} (init)" for c in spec.get("initContainers") or []]
     names += [f"{c.get('name')} (ephem)" for c in spec.get("ephemeralContainers") or []]
     return ", ".join(names)
-
-
-def find_container(pod: dict, name: str) -> dict | None:
-    spec = pod.get("spec") or {}
-    for group in ("containers", "initContainers", "ephemeralContainers"):
-        for c in spec.get(group) or []:
-            if c.get("name") == name:
-                return c
-    return None
 
 
 def default_container(pod: dict, quiet: bool = False) -> str:
@@ -53,12 +45,18 @@ def default_container(pod: dict, quiet: bool = False) -> str:
 
 
 def logging_order(pod: dict):
-    """Sort key: the pod kubectl's ByLogging puts first sorts lowest."""
+    """Sort key of kubectl's ByLogging: scheduled, running, ready (longest first), most restarts,
+    oldest; a stable sort keeps the server's order for the rest, as Go's sort of a few pods does."""
+    from kubelite.server.clock import parse_time
+
     status = pod.get("status") or {}
-    ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
-    restarts = sum(cs.get("restartCount", 0) for cs in status.get("containerStatuses") or [])
+    ready = [c for c in status.get("conditions") or [] if c.get("type") == "Ready" and c.get("status") == "True"]
+    ready_since = parse_time(ready[0].get("lastTransitionTime")) if ready else None
+    restarts = max([cs.get("restartCount", 0) for cs in status.get("containerStatuses") or []] or [0])
+    created = parse_time((pod.get("metadata") or {}).get("creationTimestamp"))
     return (0 if (pod.get("spec") or {}).get("nodeName") else 1, _PHASE_RANK.get(status.get("phase"), 3),
-            0 if ready else 1, -restarts, (pod.get("metadata") or {}).get("creationTimestamp") or "")
+            0 if ready else 1, ready_since if ready_since is not None else float("inf"), -restarts,
+            created if created is not None else float("inf"))
 
 
 def selector_of(obj: dict) -> str:
