@@ -12,6 +12,7 @@ Each write is recorded as kube-apiserver 1.32 records it:
 from __future__ import annotations
 
 import copy
+import functools
 import json
 
 from kubelite.server import errors
@@ -237,13 +238,18 @@ def _is_empty_at(obj, path: tuple) -> bool:
 
 def zero_object(r) -> dict:
     """The object an Update from nothing starts from: a built-in kind's zero Go struct as JSON
-    (its value structs present and empty), or nothing for a custom resource."""
+    (its value structs present and empty), or nothing for a custom resource. Read-only."""
     if r.crd:
         return {}
+    return _zero_object(r.api_version, r.kind)
+
+
+@functools.lru_cache(maxsize=256)
+def _zero_object(api_version: str, kind: str) -> dict:
     from kubelite.schema.typed import roundtrip
 
     try:
-        return roundtrip({"apiVersion": r.api_version, "kind": r.kind}, r.api_version, r.kind)
+        return roundtrip({"apiVersion": api_version, "kind": kind}, api_version, kind)
     except Exception:
         return {}
 

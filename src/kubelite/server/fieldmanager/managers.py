@@ -20,6 +20,10 @@ class Entry:
     time: str | None
     subresource: str = ""
     fields: set = field(default_factory=set)
+    # The stored FieldsV1 this entry was decoded from, and its set then: re-encoding an
+    # untouched entry reuses it (most entries of most writes are untouched).
+    raw: dict | None = field(default=None, compare=False, repr=False)
+    raw_fields: frozenset | None = field(default=None, compare=False, repr=False)
 
     @property
     def ident(self) -> tuple:
@@ -62,9 +66,11 @@ def decode(value) -> list[Entry] | None:
         operation = raw.get("operation")
         if operation not in (APPLY, UPDATE) or raw.get("fieldsType", "FieldsV1") != "FieldsV1":
             return None
+        fields_v1 = raw.get("fieldsV1") or {}
+        fields = fp.decode(fields_v1)
         out.append(Entry(str(raw.get("manager") or ""), operation, str(raw.get("apiVersion") or ""),
-                         raw.get("time"), str(raw.get("subresource") or ""),
-                         fp.decode(raw.get("fieldsV1") or {})))
+                         raw.get("time"), str(raw.get("subresource") or ""), fields,
+                         raw=fields_v1, raw_fields=frozenset(fields)))
     return out
 
 
@@ -77,7 +83,7 @@ def encode(entries: list[Entry]) -> list[dict]:
         if e.time:
             raw["time"] = e.time
         raw["fieldsType"] = "FieldsV1"
-        raw["fieldsV1"] = fp.encode(e.fields)
+        raw["fieldsV1"] = e.raw if e.raw is not None and e.raw_fields == e.fields else fp.encode(e.fields)
         if e.subresource:
             raw["subresource"] = e.subresource
         out.append(raw)

@@ -10,7 +10,7 @@ A field set is a Python set of such tuples; each tuple is a *member* (owned) pat
 from __future__ import annotations
 
 import json
-from functools import cmp_to_key
+from functools import cmp_to_key, lru_cache
 from typing import Iterable, Iterator
 
 Path = tuple
@@ -51,6 +51,7 @@ def _value_rank(v) -> tuple:
     return (5, tuple((k, _value_rank(x)) for k, x in sorted(v.items())))
 
 
+@lru_cache(maxsize=4096)
 def element_rank(pe: str) -> tuple:
     kind, body = pe[0], pe[2:]
     if kind == "f":
@@ -74,7 +75,12 @@ def _compare(a: str, b: str) -> int:
         return (repr(ra) > repr(rb)) - (repr(ra) < repr(rb))
 
 
-sort_key = cmp_to_key(_compare)
+def _sorted_elements(elements) -> list:
+    """Path elements in order: field names alone (the common case) sort as plain strings."""
+    elements = list(elements)
+    if all(pe.startswith("f:") for pe in elements):
+        return sorted(elements)
+    return sorted(elements, key=cmp_to_key(_compare))
 
 
 # -- FieldsV1 ------------------------------------------------------------------------------------
@@ -95,7 +101,7 @@ def _ordered_tree(node: dict, prefix: Path, members: set) -> dict:
     out: dict = {}
     if node and prefix in members and prefix:
         out["."] = {}
-    for pe in sorted(node, key=sort_key):
+    for pe in _sorted_elements(node):
         out[pe] = _ordered_tree(node[pe], prefix + (pe,), members)
     return out
 
@@ -147,7 +153,7 @@ def iterate(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def _walk(node: dict, prefix: Path, members: set) -> Iterator[Path]:
-    keys = sorted(node, key=sort_key)
+    keys = _sorted_elements(node)
     for pe in keys:
         if prefix + (pe,) in members:
             yield prefix + (pe,)

@@ -243,6 +243,14 @@ def _empty(v) -> bool:
 
 
 def _compare(lhs, rhs, s, path: tuple, res: Comparison, top: bool = False) -> None:
+    if isinstance(lhs, (dict, list)) and lhs == rhs:
+        return  # an unchanged subtree (most of an update): nothing to walk
+    if lhs is MISSING and not top:
+        _one_sided(rhs, s, path, res.added)
+        return
+    if rhs is MISSING and not top:
+        _one_sided(lhs, s, path, res.removed)
+        return
     kind, atomic = shape(s, rhs if rhs is not MISSING else lhs)
     leafy = kind == SCALAR or atomic or (_empty(lhs) and _empty(rhs)) \
         or not _container_fits(kind, lhs) or not _container_fits(kind, rhs)
@@ -271,6 +279,23 @@ def _compare(lhs, rhs, s, path: tuple, res: Comparison, top: bool = False) -> No
             res.added.add(path)
         elif rhs is MISSING:
             res.removed.add(path)
+
+
+def _one_sided(value, s, path: tuple, out: set) -> None:
+    """A value present on one side only: it and everything under it are added (or removed)."""
+    out.add(path)
+    kind, atomic = shape(s, value)
+    if kind == SCALAR or atomic or not value:
+        return
+    if kind == LIST:
+        if isinstance(value, list):
+            items = item_schema(s)
+            for pe, item in _items(s, value, path, True):
+                _one_sided(item, items, path + (pe,), out)
+        return
+    if isinstance(value, dict):
+        for key, val in value.items():
+            _one_sided(val, child_schema(s, key), path + (fp.field(key),), out)
 
 
 def _container_fits(kind: str, v) -> bool:
