@@ -3,7 +3,9 @@ for the reference cluster's simulated kubelet, the reference recordings, and nor
 
 The stand-in does what the README of ../shared/reference/controllers/ says the recording's
 kubelet did: a pod goes Running and Ready at once, a Job's pod Succeeded 1 s later (Failed with
-exit code 1 when annotated `sim.example.com/complete: "Failed"`), a deleted pod goes at once.
+exit code 1 when annotated `sim.example.com/complete: "Failed"`, kept running with "Running", and
+for this suite's tests failed by completion index with `sim.example.com/fail-indexes`), a deleted
+pod goes at once.
 It lets these tests pin the controllers' behaviour without depending on the scheduler.
 """
 from __future__ import annotations
@@ -16,6 +18,8 @@ from kubelite.server.controllers.base import MERGE, Controller, controller_ref, 
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data" / "controllers"
 COMPLETE_ANNOTATION = "sim.example.com/complete"
+# Test-only: the completion indexes of an Indexed Job whose pods fail ("1,3").
+FAIL_INDEXES = "sim.example.com/fail-indexes"
 # "About 1 s" in the recording: a Job's pod finished just after the Job's 1 s batch saw it ready.
 RUN_SECONDS = 1.05
 
@@ -52,7 +56,12 @@ class StandInKubelet(Controller):
             if self.clock.time() < started + RUN_SECONDS:
                 self.queue.add_after(key, started + RUN_SECONDS - self.clock.time())
                 return
-            failed = (meta.get("annotations") or {}).get(COMPLETE_ANNOTATION) == "Failed"
+            annotations = meta.get("annotations") or {}
+            if annotations.get(COMPLETE_ANNOTATION) == "Running":
+                return  # kept running (as the simulated kubelet's "Running" does)
+            index = (meta.get("labels") or {}).get("batch.kubernetes.io/job-completion-index")
+            failed = annotations.get(COMPLETE_ANNOTATION) == "Failed" or \
+                (index is not None and index in annotations.get(FAIL_INDEXES, "").split(","))
             self.client.patch("pods", ns, name, {"status": self._finished(pod, now, failed)}, MERGE,
                               subresource="status")
 

@@ -93,6 +93,8 @@ class JobController(Controller):
         created = deleted = 0
         if target is not None:
             deleted = self._delete_pods(job, tally.active)
+            if target[0] == "FailureTarget":
+                self._count_stopped(tally)
         elif suspended:
             deleted = self._delete_pods(job, tally.active)
             self._suspend(job, status, now)
@@ -161,10 +163,11 @@ class JobController(Controller):
                 t.index_failures[index] = max(t.index_failures.get(index, 0), failures)
                 if failures > spec["backoffLimitPerIndex"] or action == "FailIndex":
                     t.failed_indexes.add(index)
-        for pod in pods:  # the highest failure count seen per index (for the replacement's annotation)
+        for pod in pods:  # failures per index so far: a failed pod adds one to the count it carries
             index = jp.pod_index(pod)
             if index is not None:
-                t.index_failures[index] = max(t.index_failures.get(index, 0), self._index_failures(pod))
+                seen = self._index_failures(pod) + (1 if jp.is_failed(pod, job) else 0)
+                t.index_failures[index] = max(t.index_failures.get(index, 0), seen)
         return t
 
     @staticmethod
@@ -235,6 +238,16 @@ class JobController(Controller):
             created += 1
         return created
 
+    @staticmethod
+    def _count_stopped(t: Tally) -> None:
+        """A failing Job's running pods, just deleted, count as failed and are released in this same
+        sync (as upstream does once the Job is finished), so Failed needs no further round."""
+        for pod in t.active:
+            uid = pod["metadata"].get("uid")
+            if jp.has_finalizer(pod) and uid not in t.unc_failed:
+                t.unc_failed.append(uid)
+                t.release.append(pod)
+
     def _delete_pods(self, job: dict, pods: list[dict], key: str | None = None) -> int:
         deleted = 0
         for pod in pods:
@@ -293,7 +306,7 @@ class JobController(Controller):
         if deadline is not None and started is not None and not spec.get("suspend") \
                 and self.clock.time() >= started + deadline:
             return ("FailureTarget",) + DEADLINE_EXCEEDED
-        if jp.is_indexed(job) and t.failed_indexes and not t.active and \
+        if jp.is_indexed(job) and t.failed_indexes and \
                 len(t.completed | t.failed_indexes) >= (spec.get("completions") or 0):
             return ("FailureTarget",) + FAILED_INDEXES
         return None
@@ -305,14 +318,11 @@ class JobController(Controller):
             rule = jp.success_policy_met(job, t.completed)
             if rule is not None:
                 return "SuccessCriteriaMet", "SuccessPolicy", f"Matched rules at index {rule}"
-            if completions is not None and len(t.completed) >= completions:
-                return ("SuccessCriteriaMet",) + COMPLETIONS_REACHED
-            return None
-        succeeded = int(status.get("succeeded") or 0) + len(t.unc_succeeded)
-        if completions is None:
-            done = succeeded > 0 and not t.active
+            succeeded = len(t.completed)
         else:
-            done = succeeded >= completions
+            succeeded = int(status.get("succeeded") or 0) + len(t.unc_succeeded)
+        # Complete once enough pods succeeded and none is still running (any success, without completions).
+        done = not t.active and (succeeded > 0 if completions is None else succeeded >= completions)
         return ("SuccessCriteriaMet",) + COMPLETIONS_REACHED if done else None
 
     def _suspend(self, job: dict, status: dict, now: str) -> None:
