@@ -166,3 +166,15 @@ def test_a_pod_for_another_scheduler_is_left_alone(cluster, api):
 ])
 def test_failure_messages_as_kube_scheduler_words_them(reasons, text):
     assert failure_message(3, reasons) == text
+
+
+def test_finished_pods_give_their_room_back(cluster, api):
+    big = [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "6"}}}]
+    done = pod("done", containers=big, metadata={"annotations": {"sim.kubelite.io/complete": "Succeeded"}})
+    assert api.post(NS, json=done).status_code == 201
+    assert api.post(NS, json=pod("next", containers=big)).status_code == 201
+    cluster.settle()
+    assert "nodeName" not in api.get(f"{NS}/next").json()["spec"]
+    cluster.advance(2)  # `done` has Succeeded
+    assert api.get(f"{NS}/done").json()["status"]["phase"] == "Succeeded"
+    assert api.get(f"{NS}/next").json()["spec"].get("nodeName") == "node-a"

@@ -44,9 +44,13 @@ class Scheduler(Controller):
 
     def __init__(self, ctx):
         super().__init__(ctx)
+        # What each node's pods request, kept up to date from the pod events (no rescans):
+        # pod key -> (node, requests with "pods": 1), and node -> the sums.
+        self._placed: dict[str, tuple[str, dict]] = {}
+        self._used: dict[str, dict] = {}
         # Pods bound but not yet seen bound in the cache (the real scheduler's "assumed" pods),
         # so that two pods scheduled back to back both count against a node.
-        self._assumed: dict[str, tuple[str, dict]] = {}
+        self._assumed: set[str] = set()
         self._unschedulable: set[str] = set()
 
     # -- events --------------------------------------------------------------------------------
@@ -56,16 +60,40 @@ class Scheduler(Controller):
             self._retry_unschedulable()
             return
         key = object_key(obj)
+        freed = self._account(key, event_type, obj)
+        if freed:
+            self._retry_unschedulable()  # a pod left a node (deleted or finished): others may fit now
         if event_type == "DELETED" or not is_pending(obj):
             self._unschedulable.discard(key)
-            if (obj.get("spec") or {}).get("nodeName") or event_type == "DELETED":
-                self._assumed.pop(key, None)
-            if event_type == "DELETED" or (old is not None and not (old.get("spec") or {}).get("nodeName")):
-                # Room was made (a pod left a node) or taken: pending pods may fit now.
-                self._retry_unschedulable()
             return
         if key not in self._unschedulable:
             self.queue.add(key)
+
+    def _account(self, key: str, event_type: str, pod: dict) -> bool:
+        """Keep the node sums up to date with one pod event; True if the pod gave up a place."""
+        node = (pod.get("spec") or {}).get("nodeName")
+        if node or event_type == "DELETED":
+            self._assumed.discard(key)
+        elif key in self._assumed:
+            return False  # an event from before our binding: the pod keeps its assumed place
+        terminal = (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+        held = key in self._placed
+        self._place(key, None if event_type == "DELETED" or terminal else node, pod)
+        return held and key not in self._placed
+
+    def _place(self, key: str, node: str | None, pod: dict) -> None:
+        """Count `pod` against `node` (None: against no node) instead of where it was counted."""
+        before = self._placed.pop(key, None)
+        if before is not None:
+            used = self._used[before[0]]
+            for resource, amount in before[1].items():
+                used[resource] -= amount
+        if node:
+            requests = {**pod_requests(pod), "pods": 1}
+            used = self._used.setdefault(node, {})
+            for resource, amount in requests.items():
+                used[resource] = used.get(resource, 0) + amount
+            self._placed[key] = (node, requests)
 
     def _retry_unschedulable(self) -> None:
         for key in sorted(self._unschedulable):
@@ -80,7 +108,7 @@ class Scheduler(Controller):
         if pod is None or not is_pending(pod) or key in self._assumed:
             return
         nodes = sorted(self.cache.list("nodes"), key=lambda n: n["metadata"]["name"])
-        usage = self._usage()
+        usage = self._used
         feasible, reasons = [], Counter()
         for node in nodes:
             why = self._misfit(pod, node, usage.get(node["metadata"]["name"]))
@@ -94,21 +122,6 @@ class Scheduler(Controller):
         node = min(feasible, key=lambda n: (_load(n, usage.get(n["metadata"]["name"])), n["metadata"]["name"]))
         self._bind(pod, key, node["metadata"]["name"])
 
-    def _usage(self) -> dict[str, dict]:
-        """Node name -> {"pods": n, resource: requested} over the pods that hold a place there."""
-        usage: dict[str, dict] = {}
-        placed = {object_key(p): ((p.get("spec") or {}).get("nodeName"), p) for p in self.cache.list("pods")
-                  if (p.get("spec") or {}).get("nodeName")}
-        placed.update(self._assumed)
-        for node_name, pod in placed.values():
-            if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-                continue
-            used = usage.setdefault(node_name, {"pods": 0})
-            used["pods"] += 1
-            for resource, amount in pod_requests(pod).items():
-                used[resource] = used.get(resource, 0) + amount
-        return usage
-
     def _misfit(self, pod: dict, node: dict, used: dict | None) -> tuple[str, bool] | None:
         """Why `pod` does not fit on `node` (the first failing filter), or None if it fits."""
         spec = pod.get("spec") or {}
@@ -121,7 +134,7 @@ class Scheduler(Controller):
             return (f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}", False)
         used = used or {"pods": 0}
         allocatable = node_allocatable(node)
-        if used["pods"] + 1 > allocatable.get("pods", 0):
+        if used.get("pods", 0) + 1 > allocatable.get("pods", 0):
             return TOO_MANY_PODS
         for resource, amount in sorted(pod_requests(pod).items()):
             if amount and used.get(resource, 0) + amount > allocatable.get(resource, 0):
@@ -138,7 +151,8 @@ class Scheduler(Controller):
             if err.code in (404, 409):
                 return  # gone, or bound by someone else meanwhile
             raise
-        self._assumed[key] = (node_name, pod)
+        self._assumed.add(key)
+        self._place(key, node_name, pod)
         self._unschedulable.discard(key)
         self._event(pod, "Normal", "Scheduled", "Binding",
                     f"Successfully assigned {meta['namespace']}/{meta['name']} to {node_name}")
