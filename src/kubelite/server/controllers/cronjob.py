@@ -136,7 +136,7 @@ class CronJobController(Controller):
                                 ".spec.startingDeadlineSeconds or check clock skew")
         if deadline is not None and scheduled + datetime.timedelta(seconds=deadline) < now:
             self.events.warning(cj, "MissSchedule", "Missed scheduled time to start a job: "
-                                f"{scheduled.astimezone(tz).strftime('%a, %d %b %Y %H:%M:%S %z')}")
+                                f"{scheduled.astimezone(datetime.timezone.utc).strftime('%a, %d %b %Y %H:%M:%S %z')}")
             return
         if status.get("active") and spec.get("concurrencyPolicy") == "Forbid":
             return
