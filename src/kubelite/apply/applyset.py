@@ -8,9 +8,8 @@ old and new kinds/namespaces, applies, prunes members not applied now, then narr
 parent to what this apply holds. Because the id, labels and annotations are kubectl's,
 kubectl and kubelite manage the same sets.
 
-kubectl updates the parent with server-side apply (field manager `kubectl-applyset`);
-kubelite creates it or sends a JSON merge patch of the same metadata, which leaves the same
-labels and annotations on the parent.
+The parent is written as kubectl writes it: a forced server-side apply of its metadata
+(field manager `kubectl-applyset`), which also creates it.
 """
 from __future__ import annotations
 
@@ -255,7 +254,7 @@ class ApplySet:
 
     def write_parent(self, *, superset: bool, dry_run: str, validation: str = "Strict") -> dict | None:
         from kubelite.client.dynamic import WriteParams
-        from kubelite.client.errors import ApiError, is_not_found
+        from kubelite.client.errors import ApiError
         from kubelite.patch.strategic import to_json
 
         if dry_run == "client":
@@ -263,15 +262,9 @@ class ApplySet:
         metadata = self.parent_metadata(superset)
         params = WriteParams(dry_run=dry_run == "server", field_manager=FIELD_MANAGER, field_validation=validation)
         client, ns = self.session.client, self.namespace or None
-        patch = {"metadata": {"labels": metadata["labels"], "annotations": metadata["annotations"]}}
+        body = {"apiVersion": self.resource.api_version, "kind": self.resource.kind, "metadata": metadata}
         try:
-            try:
-                return client.patch(self.resource, ns, self.name, to_json(patch), "merge", params)
-            except ApiError as err:
-                if not is_not_found(err):
-                    raise
-            body = {"apiVersion": self.resource.api_version, "kind": self.resource.kind, "metadata": metadata}
-            return client.create(self.resource, ns, body, params)
+            return client.patch(self.resource, ns, self.name, to_json(body), "apply", params, force=True)
         except ApiError as err:
             raise ApplySetError(f"failed to update ApplySet: {err}") from None
 
