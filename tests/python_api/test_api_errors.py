@@ -102,3 +102,18 @@ def test_remote_only_operations_raise_not_supported(kube):
             wall.advance(1)
     finally:
         wall.close()
+
+
+@needs_kubectl
+def test_server_side_apply_conflict_is_kubectls(kube, tmp_path):
+    path = tmp_path / "cm.json"
+    path.write_text(json.dumps(CONFIGMAP))
+    assert [r.action for r in kube.apply(str(path), server_side=True)] == ["serverside-applied"]
+    kube.patch("configmaps", "cm", {"data": {"a": "2"}}, type="merge")
+    with pytest.raises(kubelite.Conflict) as caught:
+        kube.apply(str(path), server_side=True)
+    with kube.serve() as kubeconfig:
+        done = kubectl(kubeconfig, "apply", "--server-side", "-f", str(path), cache=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == str(caught.value) + "\n"
+    assert kube.apply(str(path), server_side=True, force_conflicts=True)[0].object["data"] == {"a": "1"}

@@ -50,7 +50,7 @@ def test_official_client_writes_and_controllers_act(kube_server):
         "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "py"}},
                  "template": {"metadata": {"labels": {"app": "py"}},
                               "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
-    dep = kube_server.wait("deployment/py", "condition=Available", timeout=10)
+    dep = kube_server.wait("deployment/py", "condition=Available", timeout=60)
     assert dep["status"]["readyReplicas"] == 2
     core = kubernetes.client.CoreV1Api()
     names = sorted(p.metadata.name for p in core.list_namespaced_pod("default", label_selector="app=py").items)

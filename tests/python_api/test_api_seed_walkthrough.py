@@ -26,11 +26,16 @@ def steps(tmp_path: pathlib.Path) -> list[pathlib.Path]:
 
 @needs_kubectl
 def test_api_apply_equals_kubectl_apply_step_by_step(tmp_path):
-    with kubelite.Cluster() as reference, kubelite.Cluster() as kube, reference.serve() as kubeconfig:
+    # fake clocks: the objects then change only when the test says so (minReadySeconds would
+    # otherwise update the status, and managedFields, at a moment of its own)
+    start = 1767225600  # 2026-01-01T00:00:00Z
+    with kubelite.Cluster(fake_clock=start) as reference, kubelite.Cluster(fake_clock=start) as kube, \
+            reference.serve() as kubeconfig:
         actions = []
         for i, path in enumerate(steps(tmp_path)):
             done = kubectl(kubeconfig, "apply", "-f", str(path), cache=tmp_path / "cache")
             assert done.returncode == 0, done.stderr
+            reference.settle()  # as every kube call does
             results = kube.apply(str(path))
             actions.append(results[0].action)
             # kubectl's success line names the same action
@@ -39,6 +44,7 @@ def test_api_apply_equals_kubectl_apply_step_by_step(tmp_path):
                 patch = {"spec": {"replicas": 2}}
                 kube.patch("deployments", "nginx-deployment", patch, type="merge")
                 reference.patch("deployments", "nginx-deployment", patch, type="merge")
+            reference.settle()
             ours = kube.get("deployments", "nginx-deployment")
             theirs = json.loads(kubectl(kubeconfig, "get", "deployment", "nginx-deployment", "-o", "json",
                                        "--show-managed-fields").stdout)

@@ -17,7 +17,6 @@ from kubelite.api.errors import (ApplyError, NotFound, NotSupported, WaitTimeout
 from kubelite.api.sources import Source
 
 DRY_RUNS = ("none", "client", "server")
-SERVER_SIDE_MANAGER = "kubectl"
 
 
 @dataclass(frozen=True)
@@ -76,20 +75,25 @@ class Client:
         or applyset= say which, as kubectl's flags do). Returns one Applied per object."""
         _check_apply(dry_run, server_side, force_conflicts, prune, prune_all, selector, applyset, force)
         found = self._manifests(source, kustomize, recursive, "apply")
-        if server_side:
-            return self._server_side_apply(found, namespace, selector, dry_run, field_manager, force_conflicts)
-        return self._client_side_apply(found, namespace=namespace, selector=selector, prune=prune,
-                                       allowlist=list(prune_allowlist), applyset=applyset, cascade=cascade,
-                                       dry_run=dry_run, field_manager=field_manager, overwrite=overwrite,
-                                       force=force, wait=wait, timeout=timeout)
+        return self._apply_run(found, namespace=namespace, selector=selector, prune=prune,
+                               allowlist=list(prune_allowlist), applyset=applyset, cascade=cascade,
+                               dry_run=dry_run, field_manager=field_manager, overwrite=overwrite, force=force,
+                               wait=wait, timeout=timeout, server_side=server_side, force_conflicts=force_conflicts)
 
-    def _client_side_apply(self, found, *, namespace, selector, prune, allowlist, applyset, cascade, dry_run,
-                           field_manager, overwrite, force, wait, timeout) -> list[Applied]:
+    def _apply_run(self, found, *, namespace, selector, prune, allowlist, applyset, cascade, dry_run,
+                   field_manager, overwrite, force, wait, timeout, server_side, force_conflicts) -> list[Applied]:
+        """apply/run.ApplyRun, the orchestration `kubelite apply` runs too."""
         from kubelite.apply.engine import FIELD_MANAGER, ApplyOptions
         from kubelite.apply.run import ApplyRun, PruneOptions
 
+        writer: dict = {}
+        if server_side:
+            from kubelite.apply.serverside import SERVER_SIDE_MANAGER, ServerSideApplier
+
+            writer = {"applier_class": ServerSideApplier, "force_conflicts": force_conflicts}
+        default_manager = SERVER_SIDE_MANAGER if server_side else FIELD_MANAGER
         options = ApplyOptions(dry_run=dry_run, overwrite=overwrite, force=force,
-                               field_manager=field_manager or FIELD_MANAGER, selector=selector,
+                               field_manager=field_manager or default_manager, selector=selector,
                                namespace=namespace or self.namespace, enforce_namespace=namespace is not None,
                                timeout=timeout)
         results: list[Applied] = []
@@ -97,7 +101,7 @@ class Client:
         def report(outcome) -> None:
             results.append(Applied(outcome.verb, outcome.obj, outcome.item.source))
 
-        run = ApplyRun(self.session, options, on_outcome=report,
+        run = ApplyRun(self.session, options, on_outcome=report, **writer,
                        prune=PruneOptions(selector=selector, allowlist=allowlist, applyset=applyset,
                                           cascade=cascade))
         try:
@@ -105,44 +109,14 @@ class Client:
             if result.errors:
                 raise _apply_failure(result.errors, results)
             if prune:
-                for obj in run.prune(result):
-                    results.append(Applied("pruned", obj))
+                pruned = run.prune(result)
+                results.extend(Applied("pruned", obj) for obj in pruned)
                 if wait:
-                    run.wait_pruned([r.object for r in results if r.action == "pruned"])
+                    run.wait_pruned(pruned)
         except Exception as err:
             raise translate(err) from None
         finally:
             self._changed()
-        return results
-
-    def _server_side_apply(self, found, namespace, selector, dry_run, field_manager, force) -> list[Applied]:
-        """Each object sent whole as an apply patch: the server merges and tracks ownership."""
-        from kubelite.apply.engine import Applier, ApplyOptions
-        from kubelite.client.dynamic import WriteParams
-        from kubelite.patch.strategic import to_json
-
-        options = ApplyOptions(namespace=namespace or self.namespace, enforce_namespace=namespace is not None,
-                               selector=selector)
-        applier = Applier(self.session, options)
-        params = WriteParams(dry_run=dry_run == "server", field_manager=field_manager or SERVER_SIDE_MANAGER,
-                             field_validation="Strict")
-        results, errors = [], []
-        try:
-            for item in applier.prepare(found):
-                try:
-                    applier.resolve(item)
-                    if dry_run == "client":
-                        results.append(Applied("serverside-applied", item.obj, item.source))
-                        continue
-                    live = self.session.client.patch(item.resource, item.namespace or None, item.name,
-                                                     to_json(item.obj), "apply", params, force=force)
-                    results.append(Applied("serverside-applied", live, item.source))
-                except Exception as err:  # noqa: BLE001 - each object's failure is reported, the rest go on
-                    errors.append(err)
-        finally:
-            self._changed()
-        if errors:
-            raise _apply_failure(errors, results)
         return results
 
     def diff(self, source: Source, *, kustomize: bool = False, recursive: bool = False,
@@ -427,8 +401,6 @@ def _check_apply(dry_run: str, server_side: bool, force_conflicts: bool, prune: 
         raise ValueError(f'Invalid dry-run value ({dry_run}). Must be "none", "server", or "client".')
     if force_conflicts and not server_side:
         raise ValueError("--force-conflicts only works with --server-side")
-    if server_side and prune:
-        raise ValueError("prune is not supported with server-side apply by kubelite's Python API yet")
     if dry_run == "server" and force:
         raise ValueError("--dry-run=server cannot be used with --force")
     if prune_all and selector:

@@ -84,6 +84,12 @@ _BY_CODE = {404: NotFound, 409: Conflict, 422: Invalid, 400: BadRequest, 403: Fo
 
 def translate(err: BaseException) -> BaseException:
     """The Python API's exception for a client error (others are returned unchanged)."""
+    from kubelite.apply.serverside import ApplyConflict
+
+    if isinstance(err, ApplyConflict):  # server-side apply's conflict, kubectl's advice appended
+        status = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Conflict", "code": 409,
+                  "message": str(err)}
+        return Conflict(status, 409, text=kubectl_message(err))
     if isinstance(err, APIError) or not isinstance(err, ApiError):
         return err
     cls = _BY_REASON.get(err.reason) or _BY_CODE.get(err.code) or APIError

@@ -43,12 +43,15 @@ class ApplyRun:
     """Apply manifests (objects with `.obj` and `.source`) through a session, then prune."""
 
     def __init__(self, session, options: ApplyOptions, *, prune: PruneOptions | None = None,
-                 on_outcome: Callable[[Outcome], None] | None = None, warn: Callable[[str], None] | None = None):
+                 on_outcome: Callable[[Outcome], None] | None = None, warn: Callable[[str], None] | None = None,
+                 applier_class: type[Applier] = Applier, **applier_options):
+        """`applier_class` (with its own keyword options) chooses how objects are written:
+        client-side apply by default, or apply/serverside.ServerSideApplier."""
         self.session = session
         self.options = options
         self.prune_options = prune
         self.warn = warn or (lambda text: None)
-        self.applier = Applier(session, options, on_outcome=on_outcome, warn=self.warn)
+        self.applier = applier_class(session, options, on_outcome=on_outcome, warn=self.warn, **applier_options)
         self.applyset = None
 
     def apply(self, manifests) -> Result:
