@@ -46,6 +46,13 @@ def serve(app, sock: socket.socket, certfile: str, keyfile: str,
         server_header=False,
         date_header=True,
     )
+    # uvicorn builds the TLS context; the connections then start plain, so that one speaking
+    # HTTP to this HTTPS port gets Go's 400 answer (kubelite.server.tlssniff).
+    from kubelite.server.tlssniff import sniffing_protocol
+
+    config.load()
+    config.http_protocol_class = sniffing_protocol(config.http_protocol_class, config.ssl)
+    config.ssl = None
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
