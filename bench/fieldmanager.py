@@ -46,6 +46,7 @@ def _workload(client, tag: str, n: int) -> dict:
     out["apply (create)"] = _rate(n, lambda i: client.patch(
         f"{deps}/{tag}-a{i}", params={"fieldManager": "bench"}, content=json.dumps(_deployment(f"{tag}-a{i}", "x:1")),
         headers={"content-type": APPLY}).raise_for_status())
+    out["get (for scale)"] = _rate(n, lambda i: client.get(f"{deps}/{tag}-a{i}").raise_for_status())
     out["apply (unchanged)"] = _rate(n, lambda i: client.patch(
         f"{deps}/{tag}-a{i}", params={"fieldManager": "bench"}, content=json.dumps(_deployment(f"{tag}-a{i}", "x:1")),
         headers={"content-type": APPLY}).raise_for_status())

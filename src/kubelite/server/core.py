@@ -403,9 +403,11 @@ class APIServer:
         expected = (config.get("metadata") or {}).get("resourceVersion")
         if expected and _parse_rv(expected) != kv.mod_revision:
             raise errors.conflict(r.group, r.resource, name)
-        obj, _ = self.fields.apply(r, as_served(copy.deepcopy(old)), config, opts.field_manager, opts.force,
-                                   subresource)
+        obj, changed = self.fields.apply(r, as_served(copy.deepcopy(old)), config, opts.field_manager, opts.force,
+                                         subresource)
         managed = obj["metadata"].get("managedFields")
+        if not changed and managed == old["metadata"].get("managedFields"):
+            return Result(old)  # nothing to write: an unchanged apply costs a read and the comparison
         merged = self._prepare_update(r, old, obj, subresource)
         if managed:
             merged["metadata"]["managedFields"] = managed
