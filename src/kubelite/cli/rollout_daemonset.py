@@ -73,18 +73,12 @@ class RevisionedRollout:
 
 
 def _selector_text(selector: dict) -> str:
-    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
-    for expr in selector.get("matchExpressions") or []:
-        op, key, values = expr.get("operator"), expr.get("key"), expr.get("values") or []
-        if op == "In":
-            parts.append(f"{key} in ({','.join(values)})")
-        elif op == "NotIn":
-            parts.append(f"{key} notin ({','.join(values)})")
-        elif op == "Exists":
-            parts.append(key)
-        elif op == "DoesNotExist":
-            parts.append(f"!{key}")
-    return ",".join(parts)
+    from kubelite.server.printers.formats import InvalidSelector, selector_string
+
+    try:
+        return selector_string(selector)
+    except InvalidSelector as err:
+        raise RolloutError(f"failed to create selector: {err}") from err
 
 
 class DaemonSets(RevisionedRollout):

@@ -15,6 +15,7 @@ from kubelite.server.controllers.base import Controller, split_key
 from kubelite.server.controllers.controllerrevision import REVISION_LABEL, sync_revisions
 from kubelite.server.controllers.podtemplate import (is_controlled_by, pod_from_template, pod_is_ready,
                                                      pod_is_terminating)
+from kubelite.server.controllers.scheduler import matches_node_selector, untolerated_taint
 from kubelite.server.errors import StatusError
 
 TEMPLATE_GENERATION = "pod-template-generation"
@@ -33,18 +34,6 @@ _STATUS_ORDER = ("currentNumberScheduled", "numberMisscheduled", "desiredNumberS
                  "collisionCount", "conditions")
 
 
-def tolerates(tolerations: list[dict], taint: dict) -> bool:
-    for tol in tolerations:
-        if tol.get("effect") and tol["effect"] != taint.get("effect"):
-            continue
-        if tol.get("operator") == "Exists":
-            if not tol.get("key") or tol["key"] == taint.get("key"):
-                return True
-        elif tol.get("key") == taint.get("key") and (tol.get("value") or "") == (taint.get("value") or ""):
-            return True
-    return False
-
-
 def daemon_tolerations(spec: dict) -> list[dict]:
     tolerations = list(spec.get("tolerations") or [])
     extra = DAEMON_TOLERATIONS + ([HOST_NETWORK_TOLERATION] if spec.get("hostNetwork") else [])
@@ -54,51 +43,13 @@ def daemon_tolerations(spec: dict) -> list[dict]:
     return tolerations
 
 
-def _term_matches(term: dict, node: dict) -> bool:
-    labels = node["metadata"].get("labels") or {}
-    for expr in term.get("matchExpressions") or []:
-        if not _expression(expr, labels.get(expr.get("key")), expr.get("key") in labels):
-            return False
-    for expr in term.get("matchFields") or []:
-        value = node["metadata"]["name"] if expr.get("key") == "metadata.name" else None
-        if not _expression(expr, value, value is not None):
-            return False
-    return True
-
-
-def _expression(expr: dict, value, present: bool) -> bool:
-    op, values = expr.get("operator"), expr.get("values") or []
-    if op == "In":
-        return present and value in values
-    if op == "NotIn":
-        return not present or value not in values
-    if op == "Exists":
-        return present
-    if op == "DoesNotExist":
-        return not present
-    if op in ("Gt", "Lt") and present and values:
-        try:
-            return int(value) > int(values[0]) if op == "Gt" else int(value) < int(values[0])
-        except ValueError:
-            return False
-    return False
-
-
 def should_run(pod_spec: dict, node: dict) -> bool:
-    """Whether the daemon pod belongs on `node`: selector, required affinity, untolerated taints."""
-    labels = node["metadata"].get("labels") or {}
-    if any(labels.get(k) != v for k, v in (pod_spec.get("nodeSelector") or {}).items()):
+    """Whether the daemon pod belongs on `node`: the scheduler's node selection (selector, required
+    affinity) and no NoSchedule/NoExecute taint the pod with the daemon tolerations leaves
+    untolerated (cordoned nodes keep their daemons: the unschedulable taint is tolerated)."""
+    if not matches_node_selector(pod_spec, node):
         return False
-    required = (((pod_spec.get("affinity") or {}).get("nodeAffinity") or {})
-                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
-    terms = required.get("nodeSelectorTerms")
-    if terms and not any(_term_matches(t, node) for t in terms):
-        return False
-    tolerations = daemon_tolerations(pod_spec)
-    for taint in (node.get("spec") or {}).get("taints") or []:
-        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
-            return False
-    return True
+    return untolerated_taint(daemon_tolerations(pod_spec), (node.get("spec") or {}).get("taints") or []) is None
 
 
 def pinned_affinity(affinity: dict | None, node_name: str) -> dict:
