@@ -21,7 +21,8 @@ def kubectl(kubeconfig: str, *args: str, stdin: str | None = None, cache: pathli
 
 
 def comparable(obj: dict) -> dict:
-    """The object without identity, versions, times and status (which differ between clusters)."""
+    """The object without identity, versions, times, status and allocated IPs (which differ between
+    clusters)."""
     obj = copy.deepcopy(obj)
     obj.pop("status", None)
     metadata = obj.get("metadata") or {}
@@ -29,4 +30,7 @@ def comparable(obj: dict) -> dict:
         metadata.pop(key, None)
     for entry in metadata.get("managedFields") or ():
         entry.pop("time", None)
+    if obj.get("kind") == "Service":  # allocated at random from the service range
+        for key in ("clusterIP", "clusterIPs"):
+            (obj.get("spec") or {}).pop(key, None)
     return obj

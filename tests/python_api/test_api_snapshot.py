@@ -98,3 +98,15 @@ def test_a_snapshot_outlives_further_changes(kube):
     kube.delete("configmaps", "a")
     kube.restore(snap)  # the same snapshot again
     assert kube.get("configmaps", "a")["data"] == {"v": "1"}
+
+
+def test_a_cluster_in_sqlite_keeps_its_objects_across_opens(tmp_path):
+    path = tmp_path / "state.db"
+    with kubelite.Cluster(path) as kube:
+        kube.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}, "data": {"v": "1"}})
+        uid = kube.get("configmaps", "kept")["metadata"]["uid"]
+    assert path.exists()
+    with kubelite.Cluster(str(path)) as again:
+        assert again.get("configmaps", "kept")["metadata"]["uid"] == uid
+        assert [r.action for r in again.apply({"apiVersion": "v1", "kind": "ConfigMap",
+                                               "metadata": {"name": "kept"}, "data": {"v": "1"}})] == ["unchanged"]

@@ -182,13 +182,18 @@ class Client:
 
     def patch(self, kind: str, name: str, patch: Any, *, namespace: str | None = None, type: str = "strategic",
               subresource: str | None = None, dry_run: str = "none", field_manager: str = "kubectl-patch") -> dict:
-        """`kubectl patch`: type is "strategic" (default), "merge", "json" or "apply"."""
+        """`kubectl patch`: `patch` is a dict/list or YAML/JSON text; type is "strategic" (default),
+        "merge", "json" or "apply"."""
         from kubelite.client.dynamic import PATCH_TYPES, WriteParams
 
         if type not in PATCH_TYPES:
             raise ValueError(f'type must be one of {", ".join(PATCH_TYPES)}, not {type!r}')
         resource = self._resource(kind)
         params = WriteParams(dry_run=dry_run == "server", field_manager=field_manager)
+        if isinstance(patch, str) and type != "apply":  # YAML or JSON text, as kubectl patch -p takes it
+            import yaml
+
+            patch = yaml.safe_load(patch)
         try:
             return self._call(lambda: self.session.client.patch(resource, self._ns(resource, namespace), name,
                                                                 patch, type, params, subresource=subresource))
