@@ -141,3 +141,29 @@ def test_a_new_process_takes_up_a_namespace_deleted_long_ago(tmp_path):
     with Cluster(path, clock=clock) as second, second.http_client() as api:
         assert second.settle()
         assert api.get("/api/v1/namespaces/old").status_code == 404
+
+
+def test_a_new_process_rechecks_a_processed_namespace_on_schedule(tmp_path):
+    # Once conditions show the namespace was processed, a new process looks again at the next
+    # recheck (8 s), as the long-running controller would: the finalizer removal does not end it
+    # at once (a `wait --for=delete` started right after still sees it go).
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+
+    path, clock = str(tmp_path / "state.db"), FakeClock()
+    with Cluster(path, clock=clock) as first, first.http_client() as api:
+        create_namespace(api, "held")
+        api.post("/api/v1/namespaces/held/configmaps",
+                 json={"metadata": {"name": "hold", "finalizers": ["example.com/hold"]}})
+        assert first.settle()
+        api.delete("/api/v1/namespaces/held")
+        assert first.settle()
+        first.advance(5)
+        assert api.get("/api/v1/namespaces/held").json()["status"]["conditions"]
+    with Cluster(path, clock=clock) as second, second.http_client() as api:
+        api.patch("/api/v1/namespaces/held/configmaps/hold", content=json.dumps({"metadata": {"finalizers": None}}),
+                  headers=MERGE)
+        assert second.settle()
+        assert api.get("/api/v1/namespaces/held").status_code == 200
+        second.advance(8)
+        assert api.get("/api/v1/namespaces/held").status_code == 404

@@ -21,6 +21,9 @@ from kubelite.server.errors import StatusError
 from kubelite.server.storage.errors import StorageError
 
 log = logging.getLogger("kubelite.controllers")
+# A library's logger: shown where the application configures logging (`kubelite serve`, pytest),
+# never on an embedded command's stderr through Python's last-resort handler.
+log.addHandler(logging.NullHandler())
 
 PREFIX = "/registry/"
 _IDLE_WAIT = 1.0  # longest background wait when nothing is due (the fake clock may be moved)

@@ -78,20 +78,23 @@ class NamespaceController(Controller):
         meta = obj.get("metadata") or {}
         if rid == "namespaces":
             if event_type != "DELETED" and meta.get("deletionTimestamp"):
-                self.queue.add_after(meta.get("name"), self._delay(event_type, meta["deletionTimestamp"]))
+                self.queue.add_after(meta.get("name"), self._delay(event_type, obj))
             else:
                 self._draining.discard(meta.get("name"))
         elif meta.get("namespace") in self._draining:
             self.queue.add(meta["namespace"])
 
-    def _delay(self, event_type: str, deleted_at: str) -> float:
-        """5 s after a change; a namespace first seen already terminating (a new process on an
-        old store, as each embedded command is) is due 5 s after its deletion, perhaps now."""
+    def _delay(self, event_type: str, ns: dict) -> float:
+        """5 s after a change. A namespace first seen already terminating (a new process on an old
+        store, as each embedded command is) is due 5 s after its deletion, perhaps now; or, once
+        conditions show it was processed, at the next recheck."""
         from kubelite.server.clock import parse_time
 
-        when = parse_time(deleted_at)
+        when = parse_time(ns["metadata"].get("deletionTimestamp"))
         if event_type != "ADDED" or when is None:
             return DELETION_GRACE
+        if (ns.get("status") or {}).get("conditions"):
+            return FINALIZER_RECHECK
         return DELETION_GRACE - (self.clock.time() - when)
 
     def sync(self, name: str) -> None:
