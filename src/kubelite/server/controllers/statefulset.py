@@ -85,7 +85,11 @@ class StatefulSetController(Controller):
         ordered = spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
         for i in range(replicas):
             pod = pods.get(i)
-            if pod is not None and (pod.get("status") or {}).get("phase") == "Failed" and not pod_is_terminating(pod):
+            if pod is not None and (pod.get("status") or {}).get("phase") in ("Failed", "Succeeded") \
+                    and not pod_is_terminating(pod):
+                meta = sts["metadata"]
+                self.events.warning(sts, "RecreatingFailedPod", f"StatefulSet {meta.get('namespace')}/"
+                                    f"{meta['name']} is recreating failed Pod {pod['metadata']['name']}")
                 self._delete(sts, pod)
                 pods.pop(i)
                 pod = None
@@ -214,11 +218,13 @@ class StatefulSetController(Controller):
             claim_name = f"{(template.get('metadata') or {}).get('name')}-{pod['metadata']['name']}"
             ref = {"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"],
                    "controller": False, "blockOwnerDeletion": True}
-            try:
-                self.client.patch("persistentvolumeclaims", ns, claim_name, {"metadata": {"ownerReferences": [ref]}})
-            except StatusError as err:
-                if err.code != 404:
-                    raise
+            claim = self.client.get("persistentvolumeclaims", ns, claim_name)
+            if claim is None:
+                continue
+            refs = [r for r in claim["metadata"].get("ownerReferences") or [] if r.get("uid") != ref["uid"]]
+            # The pod joins the set (whenDeleted: Delete) as an owner; resourceVersion guards the list.
+            self.client.patch("persistentvolumeclaims", ns, claim_name, {"metadata": {
+                "resourceVersion": claim["metadata"].get("resourceVersion"), "ownerReferences": refs + [ref]}})
 
     # -- status ----------------------------------------------------------------------------------
 
