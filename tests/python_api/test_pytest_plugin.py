@@ -43,9 +43,19 @@ def test_fake_clock_marker(kube):
     assert kube.clock.time() - before == 600
 
 
-@pytest.mark.kubelite(kubernetes_version="1.31")
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+       "spec": {"containers": [{"name": "c", "image": "i"}], "resources": {"limits": {"cpu": "1"}}}}
+
+
+@pytest.mark.kubelite(kubernetes_version="1.29")
 def test_schema_version_marker(kube):
-    assert os.environ["KUBELITE_KUBERNETES_VERSION"] == "1.31"
+    # pod-level resources came with Kubernetes 1.32: a 1.29 API server does not know the field
+    with pytest.raises(kubelite.BadRequest, match='unknown field "spec.resources"'):
+        kube.create(POD)
+
+
+def test_default_schema_version(kube):
+    assert kube.create(POD)["spec"]["resources"] == {"limits": {"cpu": "1"}}
 
 
 def test_kube_server(kube_server):
@@ -70,7 +80,7 @@ def test_fixtures_markers_in_a_users_project(pytester: pytest.Pytester, monkeypa
     monkeypatch.setenv("HOME", str(pytester.path))  # kubectl's discovery cache stays in the test dir
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
 
 
 def test_objects_option_applies_a_directory_first(pytester: pytest.Pytester):
