@@ -145,16 +145,18 @@ class DaemonSetController(Controller):
             old = [p for p in live if _revision(p) != digest]
             if old:
                 old_nodes.append((node_name, live, old))
-        surged = 0
+        # Nodes running an old and a new pod side by side count against maxSurge until the old goes.
+        surging = sum(1 for _, live, _ in old_nodes if any(_revision(p) == digest for p in live))
         for node_name, live, old in old_nodes:
             new = [p for p in live if _revision(p) == digest]
             if max_surge > 0:
-                if not new and surged < max_surge:
-                    self._create(ds, node_name, digest)
-                    surged += 1
-                elif new and all(pod_is_ready(p) for p in new):
+                if new and all(pod_is_ready(p) for p in new):
                     for pod in old:
                         self._delete(ds, pod)
+                    surging -= 1
+                elif not new and surging < max_surge:
+                    self._create(ds, node_name, digest)
+                    surging += 1
                 continue
             ready_old = any(pod_is_ready(p) for p in old)
             if ready_old and unavailable >= max_unavailable:
