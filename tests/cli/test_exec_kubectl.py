@@ -21,6 +21,7 @@ CASES = [
     ("cp", "web:/etc/hosts", "{tmp}/hosts"), ("cp", "{tmp}/x", "web:/tmp/x"), ("cp", "web:/etc/hosts"),
     ("cp", "nope:/etc/hosts", "{tmp}/hosts"),
     ("debug", "web", "--image=busybox", "--profile=general"), ("debug", "web"),
+    ("debug", "-i", "-t", "web", "--image=busybox", "--profile=general"),
     ("debug", "nope", "--image=busybox", "--profile=general"),
 ]
 
@@ -41,7 +42,7 @@ def test_as_kubectl(ready, remote, kubectl, args, tmp_path):
 
 
 def test_the_refusal_names_the_kubelet_address(ready, remote):
-    done = remote.run("exec", "web", "--", "ls")
+    done = remote.run("exec", "web", "-c", "nginx", "--", "ls")
     assert (done.returncode, done.stderr) == (
         1, "Error from server: error dialing backend: dial tcp 127.0.0.1:10250: connect: connection refused\n")
 

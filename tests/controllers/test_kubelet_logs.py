@@ -91,3 +91,20 @@ def test_streams_fail_as_with_an_unreachable_kubelet(cluster, api):
 
 def test_kubelet_timestamps_have_nine_digits():
     assert kubelet_timestamp(0, 5) == "1970-01-01T00:00:00.000000005Z"
+
+
+def test_ephemeral_containers_are_added_and_started(cluster, api):
+    _run(cluster, api, pod("web"))
+    sub = f"{NS}/web/ephemeralcontainers"
+    debugger = {"name": "debugger", "image": "busybox:1.36", "stdin": True}
+    patch = api.patch(sub, json={"spec": {"ephemeralContainers": [debugger]}},
+                      headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert patch.status_code == 200, patch.text
+    assert patch.json()["spec"]["ephemeralContainers"][0]["terminationMessagePolicy"] == "File"
+    cluster.settle()
+    got = api.get(sub).json()
+    (status,) = got["status"]["ephemeralContainerStatuses"]
+    assert status["name"] == "debugger" and "running" in status["state"]
+    changed = api.put(sub, json={"spec": {"ephemeralContainers": [{**debugger, "image": "other"}]}})
+    assert changed.status_code == 422
+    assert api.get(f"{NS}/web/log", params={"container": "debugger"}).text == ""

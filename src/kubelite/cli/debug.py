@@ -2,9 +2,10 @@
 
 A node is debugged with a new pod on it (host namespaces, the node's root at /host), which
 kubelite creates as kubectl does. A pod is debugged with an ephemeral container added through
-the pods/ephemeralcontainers subresource; a server without that subresource (kubelite's own)
-gets kubectl's "ephemeral containers are disabled" error. Attaching (-it) then needs the
-streaming protocols kubelite does not implement (see exec.py).
+the pods/ephemeralcontainers subresource (a server without it gets kubectl's "ephemeral
+containers are disabled" error). With -i the container is attached to once it runs; when that
+fails (kubelite's own cluster: no kubelet to dial; any cluster: kubelite does not implement the
+streaming protocols, see exec.py) its log is printed instead, as kubectl falls back to.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def build_parser() -> common.Parser:
     common.add_connection_flags(p)
     common.add_namespace_flags(p, all_namespaces=False)
     p.add_argument("--arguments-only", action="store_true")
-    p.add_argument("--attach", action="store_true")
+    p.add_argument("--attach", action="store_true")  # implied by -i
     p.add_argument("-c", "--container", default="")
     p.add_argument("--copy-to", default="")
     p.add_argument("--custom", default="")
@@ -138,4 +139,44 @@ def _debug_pod(sess, args, name: str, command: list[str]) -> int:
             raise common.CommandError('error: ephemeral containers are disabled for this cluster (error from '
                                       'server: "the server could not find the requested resource")') from None
         raise
+    if args.stdin or args.attach:
+        _attach_or_logs(sess, args, name, container["name"])
     return 0
+
+
+def _attach_or_logs(sess, args, name: str, container: str) -> None:
+    """As kubectl: wait for the container to run, attach, and fall back to its log when attaching fails."""
+    from kubelite.cli.exec import StreamRefused, open_stream, terminal_wanted
+    from kubelite.client.dynamic import resource_path
+    from kubelite.client.errors import ApiError
+
+    tty = terminal_wanted(args)
+    pods_r = sess.discovery.resolve("pods")
+    pod = _wait_running(sess, pods_r, name, container)
+    if not args.quiet:
+        print("If you don't see a command prompt, try pressing enter.", file=sys.stderr, flush=True)
+    query = [("container", container)] + ([("stdin", "true")] if args.stdin else [])
+    query += ([] if tty else [("stderr", "true")]) + [("stdout", "true")] + ([("tty", "true")] if tty else [])
+    try:
+        open_stream(sess, pod, "attach", query, what="debug")
+    except (ApiError, StreamRefused) as err:
+        reason = err.message if isinstance(err, ApiError) else str(err).removeprefix("error: ")
+        print(f"warning: couldn't attach to pod/{name}, falling back to streaming logs: {reason}", file=sys.stderr,
+              flush=True)
+        path = resource_path(pods_r, sess.namespace, name, "log")
+        sys.stdout.write(sess.transport.request("GET", path, params={"container": container}).text)
+        sys.stdout.flush()
+
+
+def _wait_running(sess, pods_r, name: str, container: str, timeout: float = 60.0) -> dict:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        pod = sess.client.get(pods_r, name, sess.namespace)
+        for cs in (pod.get("status") or {}).get("ephemeralContainerStatuses") or []:
+            if cs.get("name") == container and set(cs.get("state") or {}) & {"running", "terminated"}:
+                return pod
+        if time.monotonic() >= deadline:
+            raise common.CommandError("error: timed out waiting for the condition")
+        time.sleep(0.2)

@@ -129,6 +129,22 @@ def completed_status(pod: dict, phase: str, now: str) -> dict:
     }
 
 
+def ephemeral_statuses(pod: dict, now: str) -> list[dict]:
+    """Every ephemeral container running (those already started keep their status)."""
+    known = {cs.get("name"): cs for cs in (pod.get("status") or {}).get("ephemeralContainerStatuses") or []}
+    out = []
+    for c in (pod.get("spec") or {}).get("ephemeralContainers") or []:
+        status = known.get(c.get("name")) or _container_status(c, container_id(pod, c.get("name")),
+                                                                {"running": {"startedAt": now}}, False, True)
+        out.append(status)
+    return out
+
+
+def _ephemeral_waiting(pod: dict) -> bool:
+    known = {cs.get("name") for cs in (pod.get("status") or {}).get("ephemeralContainerStatuses") or []}
+    return any(c.get("name") not in known for c in (pod.get("spec") or {}).get("ephemeralContainers") or [])
+
+
 def _container_status(container: dict, cid: str, state: dict, ready: bool, started: bool) -> dict:
     image = container.get("image") or ""
     return {"name": container.get("name"), "state": state, "lastState": {}, "ready": ready, "restartCount": 0,
@@ -175,6 +191,9 @@ class SimulatedKubelet(Controller):
             return
         if phase != "Running" or not status.get("startTime"):
             self._start(pod, nodes[node_name], key)
+            return
+        if _ephemeral_waiting(pod):
+            self._patch_status(pod, {"ephemeralContainerStatuses": ephemeral_statuses(pod, self.clock.rfc3339())})
             return
         wanted = wanted_completion(pod)
         if wanted is None:

@@ -19,9 +19,10 @@ from kubelite.server.core import DeleteOptions
 from kubelite.server.handlers import jsonbody
 from kubelite.server.handlers.http import Response, StreamingResponse, json_response
 
-SUBRESOURCES = ("binding", "eviction", "log", "exec", "attach", "portforward")
+SUBRESOURCES = ("binding", "eviction", "log", "exec", "attach", "portforward", "ephemeralcontainers")
 _METHODS = {"binding": ("POST",), "eviction": ("POST",), "log": ("GET",), "exec": ("GET", "POST"),
-            "attach": ("GET", "POST"), "portforward": ("GET", "POST")}
+            "attach": ("GET", "POST"), "portforward": ("GET", "POST"),
+            "ephemeralcontainers": ("GET", "PATCH", "PUT")}
 _FOLLOW_POLL = 0.25  # seconds between looks at a followed container
 
 
@@ -32,6 +33,8 @@ def serve(api, request, info, r, namespace: str):
         return _log(api, request, r, namespace, info.name)
     if info.subresource in ("exec", "attach", "portforward"):
         return _stream(api, request, r, namespace, info.name, info.subresource)
+    if info.subresource == "ephemeralcontainers":
+        return _ephemeral(api, request, r, namespace, info.name)
     body = _body(request)
     if info.subresource == "binding":
         return _bind(api, request, r, namespace, info.name, body)
@@ -181,6 +184,63 @@ def _stream(api, request, r, namespace: str, name: str, kind: str):
     _, endpoint = _node_endpoint(api, node_name)
     # No kubelet listens: the API server's dial of the node fails.
     raise errors.server_error(f"error dialing backend: dial tcp {endpoint}: connect: connection refused")
+
+
+# -- ephemeral containers --------------------------------------------------------------------------
+
+def _ephemeral(api, request, r, namespace: str, name: str):
+    """pods/ephemeralcontainers: only spec.ephemeralContainers changes, and only by additions."""
+    from kubelite.server import patching
+    from kubelite.server.storage.errors import Conflict
+
+    pod = api.get(r, namespace, name)
+    if request.method == "GET":
+        return json_response(pod, request=request)
+    if request.method == "PUT":
+        wanted = _body(request)
+    else:
+        patching.check_patch_type(request.content_type, r)
+        wanted = patching.apply(request.content_type, pod, request.body, r)
+    before = (pod.get("spec") or {}).get("ephemeralContainers") or []
+    after = ((wanted.get("spec") if isinstance(wanted, dict) else None) or {}).get("ephemeralContainers") or []
+    _check_ephemeral(name, before, after)
+    updated = json.loads(json.dumps(pod))
+    updated.setdefault("spec", {})["ephemeralContainers"] = [_ephemeral_defaults(c) for c in after]
+    try:
+        kv = api.store.update(api._key(r, namespace, name), api._encode(updated),
+                              int(pod["metadata"]["resourceVersion"]))
+    except Conflict:
+        raise errors.conflict("", "pods", name) from None
+    return json_response(api._decode(r, kv), request=request)
+
+
+def _check_ephemeral(name: str, before: list, after: list) -> None:
+    causes = []
+    if after[:len(before)] != before:
+        causes.append({"reason": "FieldValueForbidden", "field": "spec.ephemeralContainers",
+                       "message": "Forbidden: existing ephemeral containers may not be changed"})
+    names = [c.get("name") for c in after if isinstance(c, dict)]
+    for i, c in enumerate(after[len(before):], start=len(before)):
+        for field in ("name", "image"):
+            if not isinstance(c, dict) or not c.get(field):
+                causes.append({"reason": "FieldValueRequired", "message": "Required value",
+                               "field": f"spec.ephemeralContainers[{i}].{field}"})
+    if len(set(names)) != len(names):
+        causes.append({"reason": "FieldValueDuplicate", "field": "spec.ephemeralContainers",
+                       "message": "Duplicate value: a container name is used twice"})
+    if causes:
+        raise errors.invalid("", "Pod", name, causes)
+
+
+def _ephemeral_defaults(container: dict) -> dict:
+    out = dict(container)
+    out.setdefault("terminationMessagePath", "/dev/termination-log")
+    out.setdefault("terminationMessagePolicy", "File")
+    image = str(out.get("image") or "")
+    tag = image.rsplit("/", 1)[-1]
+    out.setdefault("imagePullPolicy", "Always" if ":" not in tag or tag.endswith(":latest") else "IfNotPresent")
+    out.setdefault("resources", {})
+    return out
 
 
 # -- binding, eviction ------------------------------------------------------------------------------
