@@ -23,6 +23,8 @@ CASES = [
     ("--for=delete", "pod/web", "--timeout=1s"), ("--for=condition=Ready", "pod/nope", "--timeout=1s"),
     ("--for=condition=Ready", "pods", "-l", "app=none"), ("--for=bogus", "pod/web"), ("pod/web",),
     ("--for=condition=Ready", "pods"), ("--for=condition=Ready", "pod/web", "-o", "jsonpath={.status.phase}"),
+    ("--for=condition=Ready", "pods", "--all", "-A"), ("--for=condition=Ready", "nodes", "--all"),
+    ("--for=condition=Ready", "node/node-a", "-o", "jsonpath={.status.nodeInfo.kubeletVersion}"),
 ]
 
 
