@@ -242,8 +242,6 @@ def _known_gap(name: str) -> str | None:
 _GO_DUMP = "the message embeds a Go %#v / cmp.Diff dump of an internal struct"
 KNOWN_GAPS: dict[str, str] = {
     "invalid-cr-schema-violations": "causes come in Go map order on the server (random); ours follow the schema",
-    "badrequest-malformed-json-2": "Go's encoding/json syntax error text is not reproduced",
-    "badrequest-malformed-yaml": "go-yaml's error text and the hex preview are not reproduced",
     "immutable-job-template": _GO_DUMP,
     "immutable-pod-spec": _GO_DUMP,
     "immutable-pvc-spec": _GO_DUMP,

@@ -341,3 +341,49 @@ def test_creation_timestamp_in_rfc3339_is_accepted_and_replaced(api):
     response = api.post(CMS, json=body)
     assert response.status_code == 201, response.text
     assert response.json()["metadata"]["creationTimestamp"] != "2020-02-29T10:00:00.5+02:00"
+
+
+# -- CustomResourceDefinitions: apiextensions' validation (validation.go, 1.32) ----------------
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def test_crd_without_names_versions_or_scope_is_invalid(api):
+    response = api.post(CRDS, json={"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                                    "metadata": {"name": "widgets.example.com"}, "spec": {}})
+    assert response.status_code == 422
+    body = status(response)
+    assert [(c["field"], c["reason"]) for c in body["details"]["causes"]] == [
+        ("metadata.name", "FieldValueInvalid"), ("spec.group", "FieldValueRequired"),
+        ("spec.scope", "FieldValueRequired"), ("spec.versions", "FieldValueInvalid"),
+        ("spec.names.plural", "FieldValueRequired"), ("spec.names.singular", "FieldValueRequired"),
+        ("spec.names.kind", "FieldValueRequired"), ("spec.names.listKind", "FieldValueRequired"),
+        ("status.storedVersions", "FieldValueInvalid")]
+    assert body["message"].startswith(
+        'CustomResourceDefinition.apiextensions.k8s.io "widgets.example.com" is invalid: [metadata.name: Invalid '
+        'value: "widgets.example.com": must be spec.names.plural+"."+spec.group, spec.group: Required value, '
+        "spec.scope: Required value, spec.versions: Invalid value: "
+        "[]apiextensions.CustomResourceDefinitionVersion(nil): must have exactly one version marked as storage "
+        "version, spec.names.plural: Required value")
+
+
+def test_crd_with_bad_scope_and_no_schema(api):
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gadgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Global",
+                    "names": {"plural": "gadgets", "kind": "Gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True}]}}
+    response = api.post(CRDS, json=crd)
+    assert response.status_code == 422
+    assert [c["message"] for c in status(response)["details"]["causes"]] == [
+        'Unsupported value: "Global": supported values: "Cluster", "Namespaced"',
+        "Required value: schemas are required"]
+
+
+def test_valid_crd_is_created(api):
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gizmos.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "gizmos", "kind": "Gizmo"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
+    assert api.post(CRDS, json=crd).status_code == 201

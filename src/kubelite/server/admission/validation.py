@@ -29,6 +29,7 @@ from kubelite.server.admission.validation_common import (  # noqa: F401 (re-expo
     MAX_INT32, Causes, _go_label_selector, _go_string_slice,
 )
 from kubelite.server.admission.validation_config import MAX_CONFIG_DATA_SIZE, _config_map, _secret  # noqa: F401
+from kubelite.server.admission.validation_crd import _crd
 from kubelite.server.admission.validation_meta import (  # noqa: F401 (re-exported)
     TOTAL_ANNOTATION_SIZE_LIMIT, NameFn, selector_matches, validate_annotations, validate_label_selector,
     validate_labels, validate_object_meta,
@@ -84,7 +85,7 @@ _KINDS: dict[tuple[str, str], tuple[bool, NameFn, Callable[[dict], Causes] | Non
     ("coordination.k8s.io", "Lease"): (True, N.name_is_dns_subdomain, None),
     ("discovery.k8s.io", "EndpointSlice"): (True, N.name_is_dns_subdomain, None),
     ("events.k8s.io", "Event"): (True, N.name_is_dns_subdomain, _event_v1),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"): (False, N.name_is_dns_subdomain, None),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): (False, N.name_is_dns_subdomain, _crd),
 }
 
 
