@@ -80,3 +80,51 @@ def test_a_node_without_a_kubelet_becomes_unreachable(cluster, api):
     cluster.settle()
     placed = {api.get(f"/api/v1/namespaces/default/pods/p{i}").json()["spec"]["nodeName"] for i in range(3)}
     assert placed == {"node-a"}
+
+
+def _taint(api, node, taints):
+    r = api.patch(f"/api/v1/nodes/{node}", json={"spec": {"taints": taints}},
+                  headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+
+
+def test_no_execute_taints_evict_what_does_not_tolerate_them(cluster, api):
+    pods = "/api/v1/namespaces/default/pods"
+    assert api.post(pods, json=pod("plain")).status_code == 201
+    tolerant = pod("tolerant", tolerations=[{"key": "maintenance", "operator": "Exists", "effect": "NoExecute"}])
+    assert api.post(pods, json=tolerant).status_code == 201
+    for_a_while = pod("while", tolerations=[{"key": "maintenance", "operator": "Exists", "effect": "NoExecute",
+                                             "tolerationSeconds": 60}])
+    assert api.post(pods, json=for_a_while).status_code == 201
+    cluster.settle()
+    _taint(api, "node-a", [{"key": "maintenance", "effect": "NoExecute", "timeAdded": cluster.clock.rfc3339()}])
+    cluster.settle()
+    assert api.get(f"{pods}/plain").status_code == 404  # evicted, and the kubelet let it go at once
+    events = api.get("/api/v1/namespaces/default/events").json()["items"]
+    assert any(e["reason"] == "TaintManagerEviction" and e["message"] == "Marking for deletion Pod default/plain"
+               for e in events)
+    cluster.advance(59)
+    assert api.get(f"{pods}/while").status_code == 200
+    cluster.advance(2)
+    assert api.get(f"{pods}/while").status_code == 404
+    assert api.get(f"{pods}/tolerant").status_code == 200
+
+
+def test_pods_leave_an_unreachable_node_after_their_default_toleration(cluster, api):
+    """The admission's default tolerations allow 300 s on an unreachable node."""
+    cluster.settle()
+    body = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "orphan"},
+            "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "10"}}}
+    assert api.post("/api/v1/nodes", json=body).status_code == 201
+    pods = "/api/v1/namespaces/default/pods"
+    assert api.post(pods, json=pod("stuck", nodeName="orphan")).status_code == 201
+    cluster.settle()
+    tolerations = api.get(f"{pods}/stuck").json()["spec"]["tolerations"]
+    assert {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+            "tolerationSeconds": 300} in tolerations
+    cluster.advance(GRACE_PERIOD)  # unreachable now
+    cluster.advance(299)
+    assert "deletionTimestamp" not in api.get(f"{pods}/stuck").json()["metadata"]
+    cluster.advance(2)
+    # Deleted gracefully; no kubelet on the node confirms it, so it stays Terminating as in a real cluster.
+    assert "deletionTimestamp" in api.get(f"{pods}/stuck").json()["metadata"]

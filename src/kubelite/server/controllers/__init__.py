@@ -22,10 +22,11 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.scheduler import Scheduler
     from kubelite.server.controllers.serviceaccount import RootCAPublisher, ServiceAccountController
     from kubelite.server.controllers.statefulset import StatefulSetController
+    from kubelite.server.controllers.tainteviction import TaintEviction
     from kubelite.server.controllers.ttl import TTLAfterFinishedController
 
     return [CRDRegistryController, JobController, GarbageCollector, NamespaceController, RootCAPublisher,
             ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
-            SimulatedNodes, NodeLifecycle, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
+            SimulatedNodes, NodeLifecycle, TaintEviction, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
             EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController,
             SystemNamespaces]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kubelite.server.controllers.base import STRATEGIC, Controller, object_key, split_key
+from kubelite.server.controllers.base import STRATEGIC, Controller, EventRecorder, object_key, split_key
 from kubelite.server.controllers.resources import node_allocatable, pod_requests
 from kubelite.server.errors import StatusError
 
@@ -185,10 +185,12 @@ class Scheduler(Controller):
         meta = pod["metadata"]
         regarding = {"kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
                      "uid": meta.get("uid"), "apiVersion": "v1", "resourceVersion": meta.get("resourceVersion")}
+        # Names unique in the process as the recorder's (on a fake clock many events share an instant).
+        nanos = max(int(self.clock.time() * 1e9), EventRecorder._last_nanos + 1)
+        EventRecorder._last_nanos = nanos
         event = {
             "apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": f"{meta['name']}.{int(self.clock.time() * 1e9):x}",
-                         "namespace": meta["namespace"]},
+            "metadata": {"name": f"{meta['name']}.{nanos:x}", "namespace": meta["namespace"]},
             "involvedObject": {k: v for k, v in regarding.items() if v},
             "reason": reason, "message": note, "source": {}, "firstTimestamp": None, "lastTimestamp": None,
             "type": event_type, "eventTime": self.clock.rfc3339_micro(), "action": action,
