@@ -123,8 +123,29 @@ def test_pods_leave_an_unreachable_node_after_their_default_toleration(cluster, 
     assert {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
             "tolerationSeconds": 300} in tolerations
     cluster.advance(GRACE_PERIOD)  # unreachable now
+    # The pod was never started there; a started one is marked not ready (see below).
     cluster.advance(299)
     assert "deletionTimestamp" not in api.get(f"{pods}/stuck").json()["metadata"]
     cluster.advance(2)
     # Deleted gracefully; no kubelet on the node confirms it, so it stays Terminating as in a real cluster.
     assert "deletionTimestamp" in api.get(f"{pods}/stuck").json()["metadata"]
+
+
+def test_pods_of_an_unreachable_node_are_marked_not_ready(cluster, api):
+    cluster.settle()
+    body = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "orphan"},
+            "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "10"}}}
+    assert api.post("/api/v1/nodes", json=body).status_code == 201
+    pods = "/api/v1/namespaces/default/pods"
+    assert api.post(pods, json=pod("was-ready", nodeName="orphan")).status_code == 201
+    ready = {"type": "Ready", "status": "True", "lastProbeTime": None, "lastTransitionTime": cluster.clock.rfc3339()}
+    marked = api.patch(f"{pods}/was-ready/status", json={"status": {"phase": "Running", "conditions": [ready]}},
+                       headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert marked.status_code == 200, marked.text
+    cluster.settle()
+    cluster.advance(GRACE_PERIOD)
+    (cond,) = [c for c in api.get(f"{pods}/was-ready").json()["status"]["conditions"] if c["type"] == "Ready"]
+    assert cond["status"] == "False"
+    events = api.get("/api/v1/namespaces/default/events").json()["items"]
+    assert [(e["type"], e["reason"], e["message"]) for e in events if e["involvedObject"]["name"] == "was-ready"] \
+        == [("Warning", "NodeNotReady", "Node is not ready")]

@@ -7,15 +7,16 @@ they register themselves and renew a Lease in `kube-node-lease` every 10 s on th
 
 The node lifecycle controller (kube-controller-manager's) watches every Node's Lease: a node
 whose Lease has not been renewed for the grace period (a Node someone created by hand, or one whose
-Lease was deleted and not renewed) gets its conditions set to Unknown and the `node.kubernetes.io/unreachable`
-taints; a node whose Lease is renewed again loses them.
+Lease was deleted and not renewed) gets its conditions set to Unknown, the
+`node.kubernetes.io/unreachable` taints (NoSchedule, and NoExecute for tainteviction.py), and its
+pods Ready=False with a NodeNotReady event; a node whose Lease is renewed again loses the taints.
 """
 from __future__ import annotations
 
 import copy
 import hashlib
 
-from kubelite.server.controllers.base import MERGE, Controller
+from kubelite.server.controllers.base import MERGE, STRATEGIC, Controller
 from kubelite.server.errors import StatusError
 
 LEASE_NAMESPACE = "kube-node-lease"
@@ -180,7 +181,7 @@ class NodeLifecycle(Controller):
 
     name = "node-lifecycle"
     component = "node-controller"
-    watches = ("nodes", "coordination.k8s.io/leases")
+    watches = ("nodes", "coordination.k8s.io/leases", "pods")  # pods: read from the cache only
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -190,7 +191,7 @@ class NodeLifecycle(Controller):
 
     def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
         meta = obj.get("metadata") or {}
-        if rid == "coordination.k8s.io/leases" and meta.get("namespace") != LEASE_NAMESPACE:
+        if rid == "pods" or rid == "coordination.k8s.io/leases" and meta.get("namespace") != LEASE_NAMESPACE:
             return
         name = meta.get("name")
         if event_type == "DELETED" and rid == "nodes":
@@ -234,6 +235,7 @@ class NodeLifecycle(Controller):
             changed = True
         if changed:
             self.client.patch("nodes", "", name, {"status": {"conditions": conditions}}, subresource="status")
+            self._mark_pods_not_ready(name, now)
         taints = list((node.get("spec") or {}).get("taints") or [])
         wanted = [{"key": UNREACHABLE_TAINT, "effect": effect, **({"timeAdded": now} if effect == "NoExecute" else {})}
                   for effect in ("NoSchedule", "NoExecute")]
@@ -241,6 +243,22 @@ class NodeLifecycle(Controller):
                                                 for x in taints)]
         if missing:
             self.client.patch("nodes", "", name, {"spec": {"taints": taints + missing}}, MERGE)
+
+    def _mark_pods_not_ready(self, node_name: str, now: str) -> None:
+        """Nobody can vouch for the pods of an unreachable node: they are Ready=False."""
+        for pod in self.cache.list("pods", where=lambda p: (p.get("spec") or {}).get("nodeName") == node_name):
+            ready = [c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "Ready"]
+            if not ready or ready[0].get("status") == "False":
+                continue
+            meta = pod["metadata"]
+            self.events.warning(pod, "NodeNotReady", "Node is not ready")
+            try:
+                self.client.patch("pods", meta["namespace"], meta["name"], {"status": {"conditions": [
+                    {"type": "Ready", "status": "False", "lastTransitionTime": now}]}}, STRATEGIC,
+                    subresource="status")
+            except StatusError as err:
+                if err.code != 404:
+                    raise
 
     def _lift_taints(self, node: dict) -> None:
         taints = (node.get("spec") or {}).get("taints") or []
