@@ -45,7 +45,8 @@ def new_and_old(dc, d: dict, rss: list[dict], create: bool) -> tuple[dict | None
 
 
 def _sync_existing(dc, d: dict, rs: dict, revision: int) -> dict:
-    copy_ = copy.deepcopy(rs)
+    # Only metadata and the top of spec may change here: the (large) template stays shared.
+    copy_ = {**rs, "metadata": copy.deepcopy(rs["metadata"]), "spec": dict(rs.get("spec") or {})}
     annotations_changed = du.set_new_rs_annotations(d, copy_, revision, exists=True)
     min_ready = (d.get("spec") or {}).get("minReadySeconds") or 0
     if annotations_changed or ((copy_.get("spec") or {}).get("minReadySeconds") or 0) != min_ready:

@@ -109,17 +109,21 @@ def template_hash(template: dict, collision_count: int | None = None) -> str:
 
 
 def without_hash(template: dict) -> dict:
-    out = copy.deepcopy(template or {})
-    labels = (out.get("metadata") or {}).get("labels")
+    """The template minus its pod-template-hash label (and the null creationTimestamp Go adds):
+    a shallow copy, only the metadata rebuilt, for comparing."""
+    template = template or {}
+    md = dict(template.get("metadata") or {})
+    md.pop("creationTimestamp", None)
+    labels = md.get("labels")
     if labels and HASH_LABEL in labels:
-        del labels[HASH_LABEL]
-        if not labels:
-            del out["metadata"]["labels"]
-    md = out.get("metadata")
-    if md is not None:
-        md.pop("creationTimestamp", None)
-        if not md:
-            del out["metadata"]
+        labels = {k: v for k, v in labels.items() if k != HASH_LABEL}
+        if labels:
+            md["labels"] = labels
+        else:
+            del md["labels"]
+    out = {k: v for k, v in template.items() if k != "metadata"}
+    if md:
+        out["metadata"] = md
     return out
 
 
@@ -132,9 +136,9 @@ def same_template(a: dict, b: dict) -> bool:
 
 def find_new(deployment: dict, rss: list[dict]) -> dict | None:
     """The oldest ReplicaSet whose template is the Deployment's."""
-    template = (deployment.get("spec") or {}).get("template") or {}
+    wanted = without_hash((deployment.get("spec") or {}).get("template") or {})
     for rs in created_order(rss):
-        if same_template((rs.get("spec") or {}).get("template") or {}, template):
+        if without_hash((rs.get("spec") or {}).get("template") or {}) == wanted:
             return rs
     return None
 
