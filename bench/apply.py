@@ -76,14 +76,27 @@ def run_tool(argv: list[str], env: dict) -> float:
     return elapsed
 
 
-def bench(label: str, base_argv: list[str], env: dict, work: pathlib.Path, n: int) -> dict[str, float]:
+def bench(label: str, base_argv: list[str], env: dict, work: pathlib.Path, n: int,
+          flags: tuple[str, ...] = ()) -> dict[str, float]:
     rates = {}
     for name, objs, extra in phases(n):
         directory = work / label.replace(" ", "_") / name.replace(" ", "_").replace("%", "pct")
         write_dir(directory, objs)
-        elapsed = run_tool([*base_argv, "apply", "-f", str(directory), *extra], env)
+        # (with flags, pruning is the ApplySet's: label-selected pruning refuses server-side apply)
+        elapsed = run_tool([*base_argv, "apply", *flags, "-f", str(directory), *([] if flags else extra)], env)
         rates[name] = len(objs) / elapsed
     return rates
+
+
+SSA_NAMESPACE = "bench-ssa"
+SSA_FLAGS = ("-n", SSA_NAMESPACE, "--server-side", "--prune", "--applyset=bench-ssa")
+
+
+def bench_both(results: dict, label: str, argv: list[str], env: dict, work: pathlib.Path, n: int) -> None:
+    """Client-side apply, then server-side apply of the same objects in a namespace of their own."""
+    results[label] = bench(label, argv, env, work, n)
+    run_tool([*argv, "create", "namespace", SSA_NAMESPACE], env)
+    results[label + " (ssa)"] = bench(label + " ssa", argv, dict(env, KUBECTL_APPLYSET="true"), work, n, SSA_FLAGS)
 
 
 def main() -> int:
@@ -100,31 +113,31 @@ def main() -> int:
         (work / "home").mkdir()
         env = dict(os.environ, HOME=str(work / "home"), KUBELITE_HOME=str(work / "embedded"))
         kubelite = [sys.executable, "-m", "kubelite"]
-        results["kubelite embedded"] = bench("embedded", kubelite, env, work, n)
+        bench_both(results, "kubelite embedded", kubelite, env, work, n)
         server = Served(work / "served", work / "kubeconfig").start()
         try:
             served_env = dict(env, KUBECONFIG=str(server.kubeconfig))
-            results["kubelite -> serve"] = bench("served", kubelite, served_env, work, n)
+            bench_both(results, "kubelite -> serve", kubelite, served_env, work, n)
             if pathlib.Path(KUBECTL).exists():
                 server2 = Served(work / "served2", work / "kubeconfig2").start()
                 try:
-                    results["kubectl -> serve"] = bench(
-                        "kubectl", [KUBECTL, "--kubeconfig", str(server2.kubeconfig), "--cache-dir",
-                                    str(work / "cache")], env, work, n)
+                    bench_both(results, "kubectl -> serve", [KUBECTL, "--kubeconfig", str(server2.kubeconfig),
+                                                             "--cache-dir", str(work / "cache")], env, work, n)
                 finally:
                     server2.stop()
         finally:
             server.stop()
     print(f"apply benchmark: {n} objects (ConfigMap/Secret/Service/Deployment), objects/s")
-    header = f"{'':22}" + "".join(f"{name:>14}" for name, _, _ in phases(n))
+    header = f"{'':34}" + "".join(f"{name:>14}" for name, _, _ in phases(n))
     print(header)
     for label, rates in results.items():
-        print(f"{label:22}" + "".join(f"{rates[p]:14.1f}" for p, _, _ in phases(n)))
-    if "kubectl -> serve" in results:
-        ref = results["kubectl -> serve"]
-        for label in ("kubelite embedded", "kubelite -> serve"):
-            print(f"{label + ' / kubectl':22}" + "".join(f"{results[label][p] / ref[p]:13.2f}x"
-                                                           for p, _, _ in phases(n)))
+        print(f"{label:34}" + "".join(f"{rates[p]:14.1f}" for p, _, _ in phases(n)))
+    for suffix in ("", " (ssa)"):
+        if "kubectl -> serve" + suffix in results:
+            ref = results["kubectl -> serve" + suffix]
+            for label in ("kubelite embedded", "kubelite -> serve"):
+                print(f"{label + suffix + ' / kubectl':34}" + "".join(
+                    f"{results[label + suffix][p] / ref[p]:13.2f}x" for p, _, _ in phases(n)))
     return 0
 
 

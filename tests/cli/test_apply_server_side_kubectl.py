@@ -61,6 +61,8 @@ COMMANDS = [
     "apply --server-side --field-manager=other -f {legacy}",
     "apply --force-conflicts -f {legacy}",
     "apply --server-side=bogus -f {legacy}",
+    "apply --server-side --prune --all -f {legacy}",
+    "apply --server-side --prune -l app=demo -f {legacy}",
     # diff --server-side: the server's dry run of the apply, compared with the live object
     "diff --server-side --field-manager=beta -f {cm_conflict}",
     "diff --server-side -f {cm_conflict}",
@@ -94,7 +96,7 @@ def two_namespaces(served, tmp_path):
         assert kubectl.run("create", "namespace", ns).returncode == 0
     kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(served.kubeconfig)])
     yield kubectl, kubelite, files
-    kubectl.run("delete", "namespace", "k", "l", "--wait=false")
+    kubectl.run("delete", "namespace", "k", "l")  # waits: the next test creates the same two
 
 
 def _argv(command: str, files: dict) -> list[str]:

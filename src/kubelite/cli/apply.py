@@ -114,9 +114,12 @@ def check_flags(args, dry_run: str) -> None:
             fail("--selector is incompatible with --applyset")
         if args.prune_allowlist:
             fail("--prune-allowlist is incompatible with --applyset")
-    elif not args.all and not args.selector:
-        fail("all resources selected for prune without explicitly passing --all. To prune all resources, pass the "
-             "--all flag. If you did not mean to prune all resources, specify a label selector")
+    else:
+        if not args.all and not args.selector:
+            fail("all resources selected for prune without explicitly passing --all. To prune all resources, pass "
+                 "the --all flag. If you did not mean to prune all resources, specify a label selector")
+        if server_side:
+            fail("--prune is in alpha and doesn't currently work on objects created by server-side apply")
     _check_subresource(args, server_side)
 
 
