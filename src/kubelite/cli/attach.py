@@ -4,19 +4,12 @@ from __future__ import annotations
 import sys
 
 from kubelite.cli import common, podselect
-from kubelite.cli.exec import open_stream, running_timeout, target_pod, terminal_wanted
+from kubelite.cli.exec import add_session_flags, open_stream, running_timeout, target_pod, terminal_wanted
 
 
 def build_parser() -> common.Parser:
     p = common.parser("attach", "Attach to a running container.")
-    p.add_argument("args", nargs="*")
-    common.add_connection_flags(p)
-    common.add_namespace_flags(p, all_namespaces=False)
-    p.add_argument("-c", "--container", default="")
-    p.add_argument("--pod-running-timeout", default="1m0s")
-    p.add_argument("-q", "--quiet", action="store_true")
-    p.add_argument("-i", "--stdin", action="store_true")
-    p.add_argument("-t", "--tty", action="store_true")
+    add_session_flags(p)
     from kubelite.cli.help import installed
 
     return installed(p, "attach")

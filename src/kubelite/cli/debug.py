@@ -53,10 +53,9 @@ def build_parser() -> common.Parser:
 
 
 def run(argv: list[str]) -> int:
-    command = []
-    if "--" in argv:
-        cut = argv.index("--")
-        argv, command = argv[:cut], argv[cut + 1:]
+    from kubelite.cli.exec import split_command
+
+    argv, command = split_command(argv)
     explicit_profile = any(a == "--profile" or a.startswith("--profile=") for a in argv)
     return common.run(build_parser(), argv, lambda args: _debug(args, command, explicit_profile))
 

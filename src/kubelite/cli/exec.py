@@ -26,25 +26,35 @@ class StreamRefused(common.CommandError):
 
 def build_parser() -> common.Parser:
     p = common.parser("exec", "Run a command in a container.")
-    p.add_argument("args", nargs="*")
-    common.add_connection_flags(p)
-    common.add_namespace_flags(p, all_namespaces=False)
-    p.add_argument("-c", "--container", default="")
+    add_session_flags(p)
     p.add_argument("-f", "--filename", action="append", default=[])
-    p.add_argument("--pod-running-timeout", default="1m0s")
-    p.add_argument("-q", "--quiet", action="store_true")
-    p.add_argument("-i", "--stdin", action="store_true")
-    p.add_argument("-t", "--tty", action="store_true")
     from kubelite.cli.help import installed
 
     return installed(p, "exec")
 
 
+def add_session_flags(p) -> None:
+    """The target and flags exec and attach share: a pod, its container, stdin and a terminal."""
+    p.add_argument("args", nargs="*")
+    common.add_connection_flags(p)
+    common.add_namespace_flags(p, all_namespaces=False)
+    p.add_argument("-c", "--container", default="")
+    p.add_argument("--pod-running-timeout", default="1m0s")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("-i", "--stdin", action="store_true")
+    p.add_argument("-t", "--tty", action="store_true")
+
+
+def split_command(argv: list[str]) -> tuple[list[str], list[str]]:
+    """kubelite's own words, and the container's command after `--`."""
+    if "--" not in argv:
+        return argv, []
+    cut = argv.index("--")
+    return argv[:cut], argv[cut + 1:]
+
+
 def run(argv: list[str]) -> int:
-    command = []
-    if "--" in argv:
-        cut = argv.index("--")
-        argv, command = argv[:cut], argv[cut + 1:]
+    argv, command = split_command(argv)
     return common.run(build_parser(), argv, lambda args: _exec(args, command))
 
 
