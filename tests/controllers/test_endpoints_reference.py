@@ -10,7 +10,7 @@ import re
 import yaml
 
 from replay_b import create_namespace, recorded_cluster, recorder  # noqa: F401
-from test_workloads_support import DATA, final, manifest, stream
+from test_workloads_support import DATA, collapse, final, manifest, stream
 
 from kubelite.server.clock import FakeClock
 from kubelite.server.cluster import Cluster
@@ -117,3 +117,24 @@ def test_the_kubernetes_service_names_the_advertised_address():
         assert eps["metadata"]["labels"] == {"kubernetes.io/service-name": "kubernetes"}
         svc = api.get("/api/v1/namespaces/default/services/kubernetes").json()
         assert svc["spec"]["ports"][0]["targetPort"] == 45678
+
+
+def _trigger_sequence(events) -> list[tuple]:
+    """Per object, its collapsed (event type, carries last-change-trigger-time) transitions."""
+    by_name: dict[str, list] = {}
+    for kind, obj in events:
+        meta = obj["metadata"]
+        name = re.sub(r"-[a-z0-9]{5}$", "", meta["name"])
+        by_name.setdefault(name, []).append((kind, TRIGGER_TIME in (meta.get("annotations") or {})))
+    return sorted((name, tuple(collapse(seq))) for name, seq in by_name.items())
+
+
+def test_trigger_time_comes_and_goes_as_recorded(recorded_cluster):
+    # Set when the Service is new or pods changed (became ready), dropped when only pods went.
+    with recorded_cluster.http_client() as api:
+        _run(recorded_cluster, api)
+    for rid, resource in (("endpoints", "endpoints"), ("discovery.k8s.io/endpointslices", "endpointslices")):
+        seen = [(kind, obj) for r, kind, obj in recorder(recorded_cluster).seen
+                if r == rid and obj["metadata"].get("namespace") == NS]
+        recorded = [(e["type"], e["object"]) for e in stream(CASE) if e["resource"] == resource]
+        assert _trigger_sequence(seen) == _trigger_sequence(recorded), resource
