@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 
-from kubelite.cli.rollout_kinds import RESTARTED_AT, CHANGE_CAUSE, RolloutError, describe_template, register
+from kubelite.cli.rollout_kinds import CHANGE_CAUSE, RESTARTED_AT, RolloutError, describe_template, register
 
 
 class RevisionedRollout:

@@ -199,7 +199,7 @@ class JobController(Controller):
             want = max(0, min(parallelism, completions - succeeded))
         if want < len(t.active):
             extra = sorted(t.active, key=lambda p: (jp.is_ready(p), p["metadata"].get("creationTimestamp") or ""))
-            return 0, self._delete_pods(job, extra[:len(t.active) - want], key)
+            return 0, self._delete_pods(job, extra[:len(t.active) - want])
         missing = want - len(t.active)
         if missing and not self._backoff_over(key, job, status, t):
             return 0, 0
@@ -248,7 +248,7 @@ class JobController(Controller):
                 t.unc_failed.append(uid)
                 t.release.append(pod)
 
-    def _delete_pods(self, job: dict, pods: list[dict], key: str | None = None) -> int:
+    def _delete_pods(self, job: dict, pods: list[dict]) -> int:
         deleted = 0
         for pod in pods:
             meta = pod["metadata"]
