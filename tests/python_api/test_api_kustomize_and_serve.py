@@ -1,6 +1,7 @@
 """kustomize() equals kubectl kustomize; a served cluster is the same cluster for every client."""
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -43,7 +44,8 @@ def test_kube_server_sets_kubeconfig_for_kubectl(kube_server, tmp_path, monkeypa
 
 def test_official_client_writes_and_controllers_act(kube_server):
     kubernetes = pytest.importorskip("kubernetes")
-    kubernetes.config.load_kube_config()  # from KUBECONFIG, which kube_server set
+    # the client reads $KUBECONFIG once, when first imported (maybe by an earlier test): name it
+    kubernetes.config.load_kube_config(config_file=os.environ["KUBECONFIG"])
     apps = kubernetes.client.AppsV1Api()
     apps.create_namespaced_deployment("default", {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "py"},
