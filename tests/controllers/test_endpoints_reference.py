@@ -124,7 +124,7 @@ def _trigger_sequence(events) -> list[tuple]:
     by_name: dict[str, list] = {}
     for kind, obj in events:
         meta = obj["metadata"]
-        name = re.sub(r"-[a-z0-9]{5}$", "", meta["name"])
+        name = meta.get("generateName") or meta["name"]  # slices: their Service's name and a dash
         by_name.setdefault(name, []).append((kind, TRIGGER_TIME in (meta.get("annotations") or {})))
     return sorted((name, tuple(collapse(seq))) for name, seq in by_name.items())
 
