@@ -164,6 +164,8 @@ class GarbageCollector(Controller):
 
     def _owner_state(self, ref: dict, namespace: str) -> str | None:
         """'solid', 'gone' or 'waiting' (deleting its dependents first); None when unresolvable."""
+        if not all(isinstance(ref.get(k), str) and ref.get(k) for k in ("apiVersion", "kind", "name", "uid")):
+            return None  # not a reference anyone could resolve (validation refuses these anyway)
         r = self._owner_resource(ref)
         if r is None:
             return None
