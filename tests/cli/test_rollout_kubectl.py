@@ -88,6 +88,16 @@ def test_read_only_commands_answer_as_kubectl(kubectl, remote, tmp_path, ns):
         same(kubectl, remote, *args[:2], "-n", ns, *args[2:])
 
 
+def test_objects_named_by_files_are_read_from_the_server(kubectl, remote, tmp_path, ns):
+    deploy(kubectl, tmp_path, ns, "web")
+    listed = tmp_path / "web.yaml"
+    missing = tmp_path / "missing.yaml"
+    missing.write_text(MANIFEST.format(name="missing"))
+    for args in (["status", "-f", str(listed)], ["history", "-f", str(listed)], ["undo", "-f", str(listed)],
+                 ["status", "-f", str(missing)], ["history", "-f", str(missing)], ["pause", "-f", str(missing)]):
+        same(kubectl, remote, "rollout", args[0], "-n", ns, *args[1:])
+
+
 def test_history_and_undo_after_an_update_answer_as_kubectl(kubectl, remote, tmp_path, ns):
     deploy(kubectl, tmp_path, ns, "web")
     set_image(kubectl, ns, "web", "httpd:2.4.62")

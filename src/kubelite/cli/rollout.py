@@ -71,7 +71,15 @@ def _targets(args, verb: str) -> list:
     if errors:
         common.report(errors)
         raise common.Failed(1)
-    return found
+    return [(request, _latest(sess, request, obj)) for request, obj in found]
+
+
+def _latest(sess, request, obj: dict) -> dict:
+    """The object as the server has it (kubectl's builder asks for the latest of file objects)."""
+    if request.obj is None:
+        return obj
+    live = sess.client.get(request.resource, obj["metadata"]["name"], request.namespace)
+    return common.with_type(live, request.resource)
 
 
 def _impl(request, what: str):
