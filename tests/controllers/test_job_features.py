@@ -147,3 +147,10 @@ def test_pods_of_a_deleted_job_lose_the_tracking_finalizer(jobs):
                       params={"propagationPolicy": "Orphan"}).is_success
     run_for(cluster, 1)
     assert [p["metadata"].get("finalizers") for p in pods(api)] == [None, None]
+
+
+def test_a_job_managed_by_another_controller_is_left_alone(jobs):
+    cluster, api = jobs
+    start(cluster, api, job({"managedBy": "example.com/other"}))
+    run_for(cluster, 2)
+    assert pods(api) == [] and "startTime" not in (status(api) or {})

@@ -18,6 +18,7 @@ from kubelite.server.errors import StatusError
 from kubelite.server.controllers.job_pods import job_pod
 
 BATCH_PERIOD = 1.0
+MANAGED_BY = "kubernetes.io/job-controller"
 COMPLETIONS_REACHED = ("CompletionsReached", "Reached expected number of succeeded pods")
 BACKOFF_EXCEEDED = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
 DEADLINE_EXCEEDED = ("DeadlineExceeded", "Job was active longer than specified deadline")
@@ -78,6 +79,8 @@ class JobController(Controller):
         if job is None:
             self._release_orphans(ns, name)
             return
+        if (job.get("spec") or {}).get("managedBy") not in (None, MANAGED_BY):
+            return  # another controller runs this Job (spec.managedBy)
         if self._expect.get(key):
             return  # our own creations/deletions are not in the cache yet: their events requeue us
         pods = [p for p in self.cache.list("pods", ns) if (controller_ref(p) or {}).get("uid") == job["metadata"]["uid"]]
