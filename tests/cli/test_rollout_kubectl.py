@@ -142,3 +142,23 @@ def test_usage_errors_answer_as_kubectl(kubectl, remote):
         want, got = kubectl.run(*args), remote.run(*args)
         assert got.returncode == want.returncode, args
         assert got.stderr.replace("kubelite", "kubectl") == want.stderr, args
+
+
+def test_a_stuck_rollout_exceeds_its_progress_deadline_as_kubectl_reports_it(kubectl, remote, tmp_path, ns):
+    import time
+
+    stuck = MANIFEST.format(name="stuck").replace("  replicas: 2\n", "  replicas: 2\n  progressDeadlineSeconds: 2\n")
+    stuck = stuck.replace("      containers:", "      nodeSelector: {no-such-node: \"true\"}\n      containers:")
+    (tmp_path / "stuck.yaml").write_text(stuck)
+    assert kubectl.run("apply", "-n", ns, "-f", str(tmp_path / "stuck.yaml")).returncode == 0
+    reason = '{.status.conditions[?(@.type=="Progressing")].reason}'
+    deadline = time.monotonic() + 60
+    while kubectl.run("get", "deployment", "stuck", "-n", ns, "-o", f"jsonpath={reason}").stdout != \
+            "ProgressDeadlineExceeded":
+        assert time.monotonic() < deadline, "the progress deadline never passed"
+        time.sleep(0.2)
+    got = same(kubectl, remote, "rollout", "status", "-n", ns, "deployment/stuck")
+    assert got.stderr == 'error: deployment "stuck" exceeded its progress deadline\n'
+    message = '{.status.conditions[?(@.type=="Progressing")].message}'
+    text = kubectl.run("get", "deployment", "stuck", "-n", ns, "-o", f"jsonpath={message}").stdout
+    assert text.startswith('ReplicaSet "stuck-') and text.endswith('" has timed out progressing.')
