@@ -389,6 +389,7 @@ class APIServer:
             return scale.apply(self, r, namespace, name, body, opts)
         config = applybody.decode(body)
         applybody.check(r, config, name)
+        applybody.check_namespace(r, config, namespace)
         kv = self.store.get(self._key(r, namespace, name))
         if kv is None:
             if subresource:

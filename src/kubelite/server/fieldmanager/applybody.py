@@ -26,6 +26,13 @@ def _json_kind(value) -> str:
     return json_kind(value)
 
 
+def check_namespace(r, config: dict, namespace: str) -> None:
+    given = (config.get("metadata") or {}).get("namespace")
+    if r.namespaced and given and namespace and given != namespace:
+        raise errors.bad_request("the namespace of the provided object does not match the namespace sent on the "
+                                 "request")
+
+
 def check(r, config: dict, name: str) -> None:
     """The checks kube-apiserver makes on an applied object before merging it."""
     meta = config.get("metadata")
