@@ -181,6 +181,82 @@ def bad_inputs(server, n: int) -> None:
     print("HTTP bad inputs: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
+MANIFEST = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cli\n  labels: {a: b}\ndata:\n  k: v\n"
+NAMED_MANIFESTS = [
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "a\\0b"\n',
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x\\ud800"}}',
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"nan"},"data":{"a":NaN}}',
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: gen-\n",
+    "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n",
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":' + "[" * 9998 + "]" * 9998 + "}",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {a: " + "9" * 5000 + "}\n",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\n  creationTimestamp: notatime\n",
+]
+# the broken kustomizations of issue 19 (kustomization.yaml text, extra files)
+KUSTOMIZATIONS = [
+    ("resources: [cm.yaml]\ncommonAnnotations: {a: 1e400}\n", {}),
+    ("resources: [cm.yaml]\nlabels: [{pairs: [1]}]\n", {}),
+    ("resources: [cm.yaml]\nimages: [{name: 5}]\n", {}),
+    ("apiVersion: v9\nresources: [cm.yaml]\n", {}),
+    ("", {}),
+    ("helmCharts: [{name: x}]\n", {}),
+    ("resources: [cm.yaml]\nnamePrefix: " + "[" * 1000 + "]" * 1000 + "\n", {}),
+    ("resources: [cm.yaml]\nreplicas: [{name: x, count: " + "9" * 4400 + "}]\n", {}),
+]
+
+
+def _run_cli(argv: list[str], home: pathlib.Path) -> tuple[int | None, str]:
+    import os
+    import subprocess
+
+    env = {**os.environ, "HOME": str(home), "KUBELITE_HOME": str(home / "kubelite")}
+    env.pop("KUBECONFIG", None)
+    try:
+        done = subprocess.run([sys.executable, "-m", "kubelite", *argv], capture_output=True, text=True,
+                              env=env, timeout=60)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return done.returncode, done.stderr
+
+
+def _tally(counts: dict, code: int | None, stderr: str, refused: bool = True) -> None:
+    counts["tried"] += 1
+    if code is None:
+        counts["hangs"] += 1
+    elif "Traceback" in stderr:
+        counts["tracebacks"] += 1
+    elif refused and code == 0:
+        counts["accepted"] += 1
+
+
+def cli_bad_inputs(n: int) -> None:
+    rng = random.Random(19)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        counts = {"tried": 0, "tracebacks": 0, "hangs": 0, "accepted": 0}
+        texts = NAMED_MANIFESTS + [_mutate(rng, MANIFEST.encode()).decode("utf-8", "replace") for _ in range(n)]
+        for i, text in enumerate(texts):
+            path = tmp / f"m{i}.yaml"
+            path.write_text(text, encoding="utf-8", errors="surrogatepass")
+            code, stderr = _run_cli(["apply", "-f", str(path)], tmp)
+            _tally(counts, code, stderr, refused=i < len(NAMED_MANIFESTS))
+        for args in (["configmap", "a\x01b"], ["configmap", "x", "--from-literal=" + "k" * 300 + "=v"],
+                     ["secret", "generic", "s", "--from-file=/nonexistent"], ["deployment", "d", "--image="],
+                     ["namespace", "-"]):
+            code, stderr = _run_cli(["create", *args], tmp)
+            _tally(counts, code, stderr)
+        print("CLI apply/create bad inputs: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        counts = {"tried": 0, "tracebacks": 0, "hangs": 0, "accepted": 0}
+        for i, (text, files) in enumerate(KUSTOMIZATIONS):
+            folder = tmp / f"k{i}"
+            folder.mkdir()
+            (folder / "kustomization.yaml").write_text(text)
+            (folder / "cm.yaml").write_text(MANIFEST)
+            code, stderr = _run_cli(["kustomize", str(folder)], tmp)
+            _tally(counts, code, stderr)
+        print("kustomize bad inputs: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="small and quick (CI)")
@@ -194,6 +270,7 @@ def main() -> int:
         attack(server)
         return 0
 
+    cli_bad_inputs(5 if args.smoke else 60)
     phases = [lambda s: healthz_under_attack(s, 20 if args.smoke else 200),
               lambda s: bad_inputs(s, 50 if args.smoke else 2000),
               lambda s: stalled_watchers(s, 200 if args.smoke else 6000)]
