@@ -109,3 +109,21 @@ def test_volume_claim_templates_make_one_claim_per_pod(sts):
     patch(cluster, api, {"spec": {"replicas": 1}})
     scaled = api.get(f"/api/v1/namespaces/{NS}/persistentvolumeclaims/data-db-1").json()
     assert [r["kind"] for r in scaled["metadata"]["ownerReferences"]] == ["StatefulSet", "Pod"]
+
+
+def test_ordinals_start_names_the_pods_from_it(sts):
+    cluster, api = sts
+    create(cluster, api, replicas=2, ordinals={"start": 5})
+    assert sorted(pods(api)) == ["db-5", "db-6"]
+    patch(cluster, api, {"spec": {"replicas": 1}})
+    assert sorted(pods(api)) == ["db-5"]
+
+
+def test_min_ready_seconds_delays_availability(sts):
+    cluster, api = sts
+    create(cluster, api, replicas=1, minReadySeconds=5)
+    status = api.get(f"/apis/apps/v1/namespaces/{NS}/statefulsets/db").json()["status"]
+    assert (status["readyReplicas"], status["availableReplicas"]) == (1, 0)
+    run_for(cluster, 5)
+    status = api.get(f"/apis/apps/v1/namespaces/{NS}/statefulsets/db").json()["status"]
+    assert status["availableReplicas"] == 1

@@ -5,16 +5,17 @@ management, ControllerRevisions with the real hashes, RollingUpdate (highest ord
 the partition, one pod at a time) or OnDelete, and the status counts and revisions.
 
 Not done: `rollingUpdate.maxUnavailable` > 1 (an alpha feature, off by default in v1.32, so one pod
-at a time as here), `minReadySeconds` availability, `ordinals.start`.
+at a time as here).
 """
 from __future__ import annotations
 
 import copy
 
-from kubelite.server.controllers.base import Controller, split_key
+from kubelite.server.controllers.base import Controller, object_key, split_key
 from kubelite.server.controllers.controllerrevision import REVISION_LABEL, sync_revisions
 from kubelite.server.controllers.podtemplate import (controller_reference, is_controlled_by, pod_from_template,
-                                                     pod_is_ready, pod_is_terminating)
+                                                     pod_is_available, pod_is_ready, pod_is_terminating,
+                                                     pod_ready_since)
 from kubelite.server.errors import StatusError
 
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
@@ -29,6 +30,13 @@ def ordinal(set_name: str, pod: dict) -> int | None:
     if not name.startswith(prefix) or not name[len(prefix):].isdigit():
         return None
     return int(name[len(prefix):])
+
+
+def ordinal_range(sts: dict) -> tuple[int, int]:
+    """[first, end) of the ordinals the set should run: spec.ordinals.start and spec.replicas."""
+    spec = sts.get("spec") or {}
+    first = int((spec.get("ordinals") or {}).get("start") or 0)
+    return first, first + int(spec.get("replicas", 1))
 
 
 def running_and_ready(pod: dict) -> bool:
@@ -81,9 +89,9 @@ class StatefulSetController(Controller):
         condemned ones, then roll one pod to the update revision. Returns how many current-revision
         pods were deleted to roll them (the status counts them out at once)."""
         spec = sts.get("spec") or {}
-        replicas = int(spec.get("replicas", 1))
+        first, end = ordinal_range(sts)
         ordered = spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
-        for i in range(replicas):
+        for i in range(first, end):
             pod = pods.get(i)
             if pod is not None and (pod.get("status") or {}).get("phase") in ("Failed", "Succeeded") \
                     and not pod_is_terminating(pod):
@@ -102,7 +110,7 @@ class StatefulSetController(Controller):
                 continue
             if ordered and (pod_is_terminating(pod) or not running_and_ready(pod)):
                 return 0  # wait for this one before going on
-        condemned = sorted((i for i in pods if i >= replicas), reverse=True)
+        condemned = sorted((i for i in pods if not first <= i < end), reverse=True)
         for i in condemned:
             pod = pods[i]
             if pod_is_terminating(pod):
@@ -116,16 +124,17 @@ class StatefulSetController(Controller):
                 return 0
         if condemned:
             return 0
-        return self._roll(sts, pods, replicas, update)
+        return self._roll(sts, pods, update)
 
-    def _roll(self, sts: dict, pods: dict[int, dict], replicas: int, update: dict) -> int:
+    def _roll(self, sts: dict, pods: dict[int, dict], update: dict) -> int:
         strategy = (sts.get("spec") or {}).get("updateStrategy") or {}
         if strategy.get("type", "RollingUpdate") != "RollingUpdate":
             return 0
         partition = int((strategy.get("rollingUpdate") or {}).get("partition") or 0)
-        if any(pod_is_terminating(p) or not running_and_ready(p) for i, p in pods.items() if i < replicas):
+        first, end = ordinal_range(sts)
+        if any(pod_is_terminating(p) or not running_and_ready(p) for i, p in pods.items() if first <= i < end):
             return 0
-        for i in range(replicas - 1, partition - 1, -1):
+        for i in range(end - 1, first + partition - 1, -1):
             pod = pods.get(i)
             if pod is not None and pod_revision(pod) != update["metadata"]["name"]:
                 self._delete(sts, pod)
@@ -137,7 +146,7 @@ class StatefulSetController(Controller):
         strategy = (sts.get("spec") or {}).get("updateStrategy") or {}
         if strategy.get("type", "RollingUpdate") == "RollingUpdate":
             partition = int((strategy.get("rollingUpdate") or {}).get("partition") or 0)
-            return current if i < partition else update
+            return current if i < ordinal_range(sts)[0] + partition else update
         return update if strategy.get("type") == "OnDelete" else current
 
     def _create(self, sts: dict, i: int, revision: dict) -> dict | None:
@@ -211,7 +220,8 @@ class StatefulSetController(Controller):
         if (spec.get("persistentVolumeClaimRetentionPolicy") or {}).get("whenScaled") != "Delete":
             return
         index = ordinal(sts["metadata"]["name"], pod)
-        if index is None or index < int(spec.get("replicas", 1)):
+        first, end = ordinal_range(sts)
+        if index is None or first <= index < end:
             return
         ns = sts["metadata"].get("namespace")
         for template in spec.get("volumeClaimTemplates") or []:
@@ -233,11 +243,17 @@ class StatefulSetController(Controller):
         spec = sts.get("spec") or {}
         counts = {"replicas": 0, "readyReplicas": 0, "currentReplicas": -rolled, "updatedReplicas": 0,
                   "availableReplicas": 0}
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        now = self.clock.time()
         for pod in pods:
             counts["replicas"] += 1
             if running_and_ready(pod):
                 counts["readyReplicas"] += 1
-                counts["availableReplicas"] += 1
+                if pod_is_available(pod, min_ready, now):
+                    counts["availableReplicas"] += 1
+                else:  # ready, not yet for minReadySeconds: look again when it will be
+                    since = pod_ready_since(pod) or now
+                    self.queue.add_after(object_key(sts), since + min_ready - now)
             if pod_is_terminating(pod):
                 continue
             revision = pod_revision(pod)
