@@ -77,3 +77,16 @@ def test_on_delete_waits_for_pods_deleted_by_hand(ds):
     assert api.delete(f"/api/v1/namespaces/{NS}/pods/{victim}").is_success
     run_for(cluster, 1)
     assert images(api) == ["nginx:1.24", "nginx:1.24", "nginx:1.25"]
+
+
+def test_min_ready_seconds_delays_availability(ds):
+    cluster, api = ds
+    body = manifest("daemonset", "ds.yaml")
+    body["spec"]["minReadySeconds"] = 5
+    assert api.post(f"/apis/apps/v1/namespaces/{NS}/daemonsets", json=body).status_code == 201
+    run_for(cluster, 1)
+    status = api.get(f"/apis/apps/v1/namespaces/{NS}/daemonsets/agent").json()["status"]
+    assert (status["numberReady"], status.get("numberAvailable", 0), status["numberUnavailable"]) == (3, 0, 3)
+    run_for(cluster, 5)
+    status = api.get(f"/apis/apps/v1/namespaces/{NS}/daemonsets/agent").json()["status"]
+    assert (status["numberAvailable"], status.get("numberUnavailable", 0)) == (3, 0)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import copy
 
-from kubelite.server.controllers.base import Controller, split_key
+from kubelite.server.controllers.base import Controller, object_key, split_key
 from kubelite.server.controllers.controllerrevision import REVISION_LABEL, sync_revisions
-from kubelite.server.controllers.podtemplate import (is_controlled_by, pod_from_template, pod_is_ready,
-                                                     pod_is_terminating)
+from kubelite.server.controllers.podtemplate import (is_controlled_by, pod_from_template, pod_is_available,
+                                                     pod_is_ready, pod_is_terminating, pod_ready_since)
 from kubelite.server.controllers.scheduler import matches_node_selector, untolerated_taint
 from kubelite.server.errors import StatusError
 
@@ -189,13 +189,19 @@ class DaemonSetController(Controller):
 
     def _status(self, ds: dict, wanted: set[str], by_node: dict, digest: str, collisions: int) -> dict:
         scheduled = misscheduled = ready = updated = available = 0
+        min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
+        now = self.clock.time()
         for node_name, pods in by_node.items():
             live = [p for p in pods if not pod_is_terminating(p)] or pods
             if node_name in wanted:
                 scheduled += 1
                 if any(pod_is_ready(p) for p in live):
                     ready += 1
+                if any(pod_is_available(p, min_ready, now) for p in live):
                     available += 1
+                elif any(pod_is_ready(p) for p in live):  # ready, not yet for minReadySeconds
+                    since = max(pod_ready_since(p) or now for p in live if pod_is_ready(p))
+                    self.queue.add_after(object_key(ds), since + min_ready - now)
                 if any(_revision(p) == digest for p in live):
                     updated += 1
             elif node_name:
