@@ -205,3 +205,20 @@ def test_bad_specs_get_the_api_servers_validation_errors(api, path, obj, message
     r = api.post(path, json=obj)
     assert r.status_code == 422
     assert message in r.json()["message"]
+
+
+def test_a_replica_set_no_longer_selected_is_released_and_replaced(cluster, api):
+    create(api, f"{APPS}/deployments", deployment(replicas=1))
+    cluster.settle()
+    [rs] = items(api, f"{APPS}/replicasets")
+    name = rs["metadata"]["name"]
+    # Relabelled, it no longer matches the Deployment's selector: the Deployment lets it go.
+    patch(api, f"{APPS}/replicasets/{name}", {"metadata": {"labels": {"app": "elsewhere"}}},
+          "application/merge-patch+json")
+    cluster.settle()
+    assert owned_by(api.get(f"{APPS}/replicasets/{name}").json()) == []
+    # A new ReplicaSet for the same template: its name is taken, so the collision count moves.
+    [owned] = [r for r in items(api, f"{APPS}/replicasets") if owned_by(r) == ["web"]]
+    assert owned["metadata"]["name"] != name
+    status = api.get(f"{APPS}/deployments/web").json()["status"]
+    assert status["collisionCount"] == 1 and status["availableReplicas"] == 1

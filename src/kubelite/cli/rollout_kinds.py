@@ -71,7 +71,7 @@ class Deployments:
     def status(self, obj: dict, revision: int) -> tuple[str, bool]:
         name = obj["metadata"]["name"]
         if revision > 0:
-            current = _int((obj["metadata"].get("annotations") or {}).get(REVISION))
+            current = _int((obj["metadata"].get("annotations") or {}).get(REVISION)) or 0
             if current != revision:
                 raise RolloutError(f"desired revision ({revision}) is different from the running revision ({current})")
         status = obj.get("status") or {}
