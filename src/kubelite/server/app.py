@@ -10,7 +10,7 @@ import logging
 import uuid
 
 from kubelite.manifest._gojson import allow_go_depth
-from kubelite.server.auth import TokenAuthenticator
+from kubelite.server.auth.gate import Gate
 from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large, timeout
 from kubelite.server.handlers.http import (
     Request,
@@ -37,7 +37,7 @@ class App:
 
     def __init__(self, api, token: str | None = None):
         self.api = api
-        self.auth = TokenAuthenticator(token)
+        self.auth = Gate(api, token)  # authentication, impersonation, RBAC
         allow_go_depth()  # Go's decoders take 10,000-deep documents: so must every handler
         # Set on shutdown so that open watch streams end and the server can stop promptly.
         self.stopping: asyncio.Event | None = None
@@ -73,8 +73,10 @@ class App:
     async def _respond(self, request: Request):
         if request.too_large:
             return _error_response(request_entity_too_large(MAX_BODY), request)
-        if not self.auth.allows(request.path, request.header("authorization")):
-            return _error_response(StatusError(401, "Unauthorized", "Unauthorized"), request)
+        try:
+            request.user = self.auth.admit(request)
+        except StatusError as err:
+            return _error_response(err, request)
         try:
             return await asyncio.wait_for(self._dispatch(request), REQUEST_TIMEOUT)
         except StatusError as err:
@@ -114,6 +116,10 @@ class App:
             from kubelite.server.handlers import discovery
 
             return discovery.serve(self.api, request, info)
+        from kubelite.server.auth import reviews
+
+        if reviews.handles(info):
+            return reviews.serve(self.auth.authn, self.auth.authorizer, request, info, request.user)
         from kubelite.server.handlers import resources
 
         return await resources.serve(self.api, request, info, self.stopping)

@@ -21,6 +21,7 @@ class Request:
     headers: dict[str, str]  # lower-cased names; repeated headers joined with ", "
     body: bytes = b""
     too_large: bool = False  # the body exceeded the server's limit (answered 413)
+    user: object = None  # who the request runs as (auth.user.UserInfo), set by the app's gate
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)

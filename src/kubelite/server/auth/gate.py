@@ -1,0 +1,53 @@
+"""The gate every request passes before dispatch: authenticate, impersonate, authorize.
+
+Without a token (the in-process door) the caller is this process, a cluster admin, and nothing
+is checked unless it impersonates someone: then RBAC decides for the impersonated user.
+"""
+from __future__ import annotations
+
+from kubelite.server.auth import impersonation
+from kubelite.server.auth.attributes import forbidden, from_request_info
+from kubelite.server.auth.authn import Authenticator
+from kubelite.server.auth.rbac import RBACAuthorizer
+from kubelite.server.auth.tokenfile import is_public
+from kubelite.server.auth.user import UserInfo
+from kubelite.server.routing import parse_request
+
+
+class Gate:
+    def __init__(self, api, token: str | None = None, static_tokens: dict | None = None):
+        self.api = api
+        self.authn = Authenticator(api, token, static_tokens)
+        self.authorizer = RBACAuthorizer(api.store)
+        if self.authn.enabled:
+            from kubelite.server.auth.bootstrap import ensure_policy
+
+            ensure_policy(api)
+
+    @property
+    def enabled(self) -> bool:
+        return self.authn.enabled
+
+    def admit(self, request) -> UserInfo:
+        """The user the request runs as; raises 401/403 StatusErrors as kube-apiserver answers."""
+        user = self.authn.authenticate(request.path, request.header("authorization"))
+        impersonating = impersonation.requested(request.headers)
+        if impersonating:
+            user = impersonation.impersonate(self.authorizer, user, request.headers)
+        if (not self.enabled and not impersonating) or is_public(request.path):
+            return user
+        attrs = from_request_info(user, parse_request(request.method, request.path, request.query))
+        allowed, _ = self.authorizer.authorize(attrs)
+        if not allowed:
+            raise forbidden(attrs)
+        return user
+
+    def allows(self, path: str, authorization: str | None) -> bool:
+        """Whether the credentials are accepted at all (the old TokenAuthenticator's question)."""
+        from kubelite.server.errors import StatusError
+
+        try:
+            self.authn.authenticate(path, authorization)
+        except StatusError:
+            return False
+        return True

@@ -1,0 +1,101 @@
+"""The service-account signing key: ES256 JWTs that the server issues and verifies.
+
+kube-apiserver signs with --service-account-signing-key-file; kubelite keeps one EC P-256 key
+per data directory (or per process for in-memory clusters). The key id is the base64url SHA-256
+of the public key's DER form, as kube-apiserver computes it.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import pathlib
+import threading
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
+
+ALGORITHM = "ES256"
+KEY_FILE = "sa.key"
+_lock = threading.Lock()
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class Signer:
+    def __init__(self, key: ec.EllipticCurvePrivateKey):
+        self._key = key
+        der = key.public_key().public_bytes(serialization.Encoding.DER,
+                                            serialization.PublicFormat.SubjectPublicKeyInfo)
+        self.key_id = b64url(hashlib.sha256(der).digest())
+
+    @classmethod
+    def generate(cls) -> "Signer":
+        return cls(ec.generate_private_key(ec.SECP256R1()))
+
+    @classmethod
+    def load_or_create(cls, path: str | os.PathLike) -> "Signer":
+        path = pathlib.Path(path)
+        try:
+            key = serialization.load_pem_private_key(path.read_bytes(), None)
+            if isinstance(key, ec.EllipticCurvePrivateKey):
+                return cls(key)
+        except (FileNotFoundError, ValueError):
+            pass
+        signer = cls.generate()
+        pem = signer._key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                        serialization.NoEncryption())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(pem)
+        os.replace(tmp, path)
+        return signer
+
+    def sign(self, claims: dict) -> str:
+        header = {"alg": ALGORITHM, "kid": self.key_id}
+        signing_input = (b64url(_compact(header)) + "." + b64url(_compact(claims))).encode()
+        r, s = decode_dss_signature(self._key.sign(signing_input, ec.ECDSA(hashes.SHA256())))
+        return signing_input.decode() + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+
+    def verify(self, token: str) -> dict | None:
+        """The claims of a token this key signed, or None (malformed or another key's)."""
+        parts = token.split(".")
+        if len(parts) != 3:
+            return None
+        try:
+            header = json.loads(unb64url(parts[0]))
+            signature = unb64url(parts[2])
+            if not isinstance(header, dict) or header.get("alg") != ALGORITHM or len(signature) != 64:
+                return None
+            der = encode_dss_signature(int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big"))
+            self._key.public_key().verify(der, f"{parts[0]}.{parts[1]}".encode(), ec.ECDSA(hashes.SHA256()))
+            claims = json.loads(unb64url(parts[1]))
+        except (ValueError, InvalidSignature, UnicodeDecodeError):
+            return None
+        return claims if isinstance(claims, dict) else None
+
+
+def _compact(value: dict) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def signer_for(api) -> Signer:
+    """The API server's signer, created on first use when no data directory provided one."""
+    signer = getattr(api, "sa_signer", None)
+    if signer is None:
+        with _lock:
+            signer = getattr(api, "sa_signer", None)
+            if signer is None:
+                signer = api.sa_signer = Signer.generate()
+    return signer
