@@ -117,3 +117,13 @@ def test_removing_the_service_removes_its_endpoints_and_slices(endpoints):
     assert cluster.settle()
     assert api.get("/api/v1/namespaces/default/endpoints/web").status_code == 404
     assert _slices(api, "web") == []
+
+
+def test_slice_endpoints_carry_their_nodes_zone(endpoints):
+    cluster, api = endpoints
+    api.post("/api/v1/nodes", json={"metadata": {"name": "node-a", "labels": {"topology.kubernetes.io/zone": "z1"}}})
+    _pod(api, "ready", "10.244.0.2", True)
+    _service(api, "web", {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]})
+    assert cluster.settle()
+    (slice_,) = _slices(api, "web")
+    assert [(e["nodeName"], e.get("zone")) for e in slice_["endpoints"]] == [("node-a", "z1")]

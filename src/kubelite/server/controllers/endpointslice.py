@@ -32,7 +32,10 @@ def owner_ref(obj: dict) -> dict:
             "uid": meta.get("uid"), "controller": True, "blockOwnerDeletion": True}
 
 
-def pod_endpoint(pod: dict, service: dict) -> dict:
+ZONE_LABEL = "topology.kubernetes.io/zone"
+
+
+def pod_endpoint(pod: dict, service: dict, zone: str | None = None) -> dict:
     publish = bool((service.get("spec") or {}).get("publishNotReadyAddresses"))
     terminating = bool(pod["metadata"].get("deletionTimestamp"))
     serving = publish or pod_ready(pod)
@@ -44,6 +47,8 @@ def pod_endpoint(pod: dict, service: dict) -> dict:
     endpoint["targetRef"] = target_ref(pod)
     if (pod.get("spec") or {}).get("nodeName"):
         endpoint["nodeName"] = pod["spec"]["nodeName"]
+    if zone:
+        endpoint["zone"] = zone
     return endpoint
 
 
@@ -57,8 +62,9 @@ def slice_ports(ports: list[dict]) -> list[dict]:
     return out
 
 
-def desired_groups(service: dict, pods: list[dict]) -> dict[tuple, tuple[list[dict], list[dict]]]:
-    """Port set -> (slice ports, endpoints) for the pods that back the Service."""
+def desired_groups(service: dict, pods: list[dict], zones: dict[str, str] | None = None,
+                   ) -> dict[tuple, tuple[list[dict], list[dict]]]:
+    """Port set -> (slice ports, endpoints) for the pods that back the Service (`zones`: node -> zone)."""
     groups: dict[tuple, tuple[list[dict], list[dict]]] = {}
     for pod in pods:
         if not in_endpoints(pod, include_terminating=True):
@@ -71,7 +77,8 @@ def desired_groups(service: dict, pods: list[dict]) -> dict[tuple, tuple[list[di
         ports = slice_ports(ports)
         key = tuple(sorted((p["name"], p["protocol"], p["port"]) for p in ports))
         # No ports at all is stored as null, as the API server's protobuf round trip leaves it.
-        groups.setdefault(key, (ports or None, []))[1].append(pod_endpoint(pod, service))
+        zone = (zones or {}).get((pod.get("spec") or {}).get("nodeName") or "")
+        groups.setdefault(key, (ports or None, []))[1].append(pod_endpoint(pod, service, zone))
     for _, endpoints in groups.values():
         endpoints.sort(key=lambda e: (e["addresses"][0], e["targetRef"]["name"]))
     return groups
@@ -126,13 +133,15 @@ def wanted_has_keys(wanted, slice_obj) -> bool:
 class EndpointSliceController(_SliceWriter, ServicePodsController):
     name = "endpointslice"
     component = "endpoint-slice-controller"
-    watches = ("services", "pods", RID)
+    watches = ("services", "pods", RID, "nodes")
 
     def __init__(self, ctx):
         super().__init__(ctx)
         self.triggers = TriggerTimes()
 
     def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
+        if rid == "nodes":
+            return  # read for their zone when a Service is synced; heartbeats change nothing here
         if rid == RID:
             labels = (obj.get("metadata") or {}).get("labels") or {}
             if labels.get(MANAGED_BY) == CONTROLLER and event_type != "ADDED" and labels.get(SERVICE_NAME):
@@ -151,7 +160,9 @@ class EndpointSliceController(_SliceWriter, ServicePodsController):
         pods = self.selected_pods(service)
         trigger = self.triggers.compute(key, service, pods)
         wanted = []
-        for ports, endpoints in desired_groups(service, pods).values():
+        zones = {(n.get("metadata") or {}).get("name"): ((n.get("metadata") or {}).get("labels") or {}).get(ZONE_LABEL)
+                 for n in self.cache.list("nodes")}
+        for ports, endpoints in desired_groups(service, pods, zones).values():
             for start in range(0, len(endpoints), MAX_ENDPOINTS):
                 wanted.append((ports, endpoints[start:start + MAX_ENDPOINTS]))
         if not wanted:
