@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+from collections import OrderedDict
 from typing import Any, Callable
 
 from kubelite.server.controllers.queue import WorkQueue
@@ -156,9 +157,9 @@ class EventRecorder:
         self._clock = clock
         self.component = component
         # (namespace, involved uid, type, reason, message) -> (event name, count, first timestamp)
-        self._seen: dict[tuple, tuple[str, int, str]] = {}
+        self._seen: _Lru = _Lru()
         # (namespace, involved uid, type, reason) -> (messages seen, clock time of the last)
-        self._similar: dict[tuple, tuple[set, float]] = {}
+        self._similar: _Lru = _Lru()
 
     def normal(self, obj: dict, reason: str, message: str) -> None:
         self.record(obj, "Normal", reason, message)
@@ -210,6 +211,24 @@ class EventRecorder:
             return similar + (message,), message
         messages.pop()  # the set never grows past the limit (client-go drops an arbitrary one)
         return similar + (None,), "(combined from similar events): " + message
+
+
+class _Lru(OrderedDict):
+    """A dict that forgets its least recently used entries beyond client-go's 4096, so a
+    long-running server's event bookkeeping stays bounded."""
+
+    LIMIT = 4096
+
+    def get(self, key, default=None):
+        if key in self:
+            self.move_to_end(key)
+        return super().get(key, default)
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        while len(self) > self.LIMIT:
+            self.popitem(last=False)
 
 
 def involved_object(obj: dict) -> dict:
