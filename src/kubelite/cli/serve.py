@@ -62,6 +62,7 @@ def run(argv: list[str]) -> int:
 
         write_kubeconfig(args.write_kubeconfig, url, server.tls.ca_pem(), server.token)
 
+    _log_controllers()
     server.cluster.advertise(args.address, port)
     if args.leader_elect:
         server.cluster.manager.elect(times)
@@ -129,6 +130,17 @@ def election_times(args):
 
     return ElectionTimes(args.leader_elect_lease_duration, args.leader_elect_renew_deadline,
                          args.leader_elect_retry_period).check()
+
+
+def _log_controllers() -> None:
+    """A served cluster shows its controllers' warnings on its stderr (an embedded command does not)."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logger = logging.getLogger("kubelite.controllers")
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
 
 
 class LocalServer:
