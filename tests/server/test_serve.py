@@ -1,4 +1,4 @@
-"""`kubelite serve`: TLS, token, 401s, /version, restart persistence, clean SIGTERM shutdown."""
+"""`kubelite serve`: TLS, token, 401s and anonymous 403s, /version, restart persistence, clean SIGTERM shutdown."""
 from __future__ import annotations
 
 import json
@@ -45,11 +45,12 @@ def test_health_endpoints_are_public(served, path):
     assert (r.status_code, r.text) == (200, "ok")
 
 
-def test_unauthenticated_resource_request_is_401(served):
-    expected = (REFERENCE / "apiserver/errors/unauthenticated-bad-token.body.json").read_bytes()
+def test_unauthenticated_resource_request_is_anonymous_and_forbidden(served):
+    # kube-apiserver's default: no credentials make the request system:anonymous; RBAC refuses.
+    expected = (REFERENCE / "apiserver/errors/unauthenticated-no-token-resource.body.json").read_bytes()
     with _client(served) as c:
-        r = c.get("/api/v1/namespaces/default/configmaps")
-    assert r.status_code == 401
+        r = c.get("/api/v1/namespaces/rc-errors/configmaps")
+    assert r.status_code == 403
     assert r.content == expected
 
 
