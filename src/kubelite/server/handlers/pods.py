@@ -301,5 +301,7 @@ def _evict(api, request, r, namespace: str, name: str, body: dict):
     options = body.get("deleteOptions") or {}
     api.get(r, namespace, name)  # 404 for a missing Pod, as the eviction REST does
     grace = options.get("gracePeriodSeconds") if isinstance(options, dict) else None
-    api.delete(r, namespace, name, DeleteOptions(grace_period_seconds=grace))
+    # `kubectl drain --dry-run=server` asks for it in the Eviction's deleteOptions.
+    dry_run = isinstance(options, dict) and isinstance(options.get("dryRun"), list) and "All" in options["dryRun"]
+    api.delete(r, namespace, name, DeleteOptions(grace_period_seconds=grace, dry_run=dry_run))
     return json_response(errors.success_status(code=201), status=201, request=request)
