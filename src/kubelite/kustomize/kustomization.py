@@ -63,6 +63,15 @@ _FIELD_TYPES = {
     "secretGenerator": "[]types.SecretArgs", "generatorOptions": "types.GeneratorOptions",
     "helmCharts": "[]types.HelmChart", "metadata": "types.ObjectMeta",
 }
+# Go types of the fields of list items (struct name, field types), for the same errors.
+_ITEM_TYPES = {
+    "labels": ("Label", {"pairs": "map[string]string", "includeSelectors": "bool", "includeTemplates": "bool"}),
+    "images": ("Image", {"name": "string", "newName": "string", "newTag": "string", "digest": "string",
+                         "tagSuffix": "string"}),
+    "imageTags": ("Image", {"name": "string", "newName": "string", "newTag": "string", "digest": "string",
+                            "tagSuffix": "string"}),
+    "replicas": ("Replica", {"name": "string", "count": "int64"}),
+}
 _GENERATOR_TYPES = {"name": "string", "namespace": "string", "behavior": "string", "env": "string",
                     "type": "string", "literals": _STR_LIST, "files": _STR_LIST, "envs": _STR_LIST,
                     "options": "types.GeneratorOptions"}
@@ -90,8 +99,37 @@ def _check_type(value: object, go_type: str, where: str) -> None:
     elif go_type in ("string", "types.PatchStrategicMerge"):  # the latter is a named string type
         if not isinstance(value, str):
             fail(value, go_type)
+    elif go_type == "bool":
+        if not isinstance(value, bool):
+            fail(value, go_type)
+    elif go_type == "int64":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            fail(value, go_type)
+        if isinstance(value, float) or not -(1 << 63) <= value < (1 << 63):
+            raise KustomizeError(f"invalid Kustomization: json: cannot unmarshal number {_number_text(value)} "
+                                 f"into Go struct field {where} of type int64")
     elif not isinstance(value, dict):
         fail(value, go_type)
+
+
+def _number_text(value) -> str:
+    # how the number reads in the JSON sigs.k8s.io/yaml made of the YAML (floats as %g-like text)
+    if isinstance(value, float):
+        from kubelite.manifest._gonum import json_float
+
+        return json_float(value)
+    return str(value)
+
+
+def _check_items(key: str, value: object) -> None:
+    """The typed fields of the items of a list field (labels, images, replicas)."""
+    struct, types = _ITEM_TYPES[key]
+    for entry in value if isinstance(value, list) else ():
+        if isinstance(entry, dict):
+            for field, item in entry.items():
+                name = next((n for n in types if n.lower() == str(field).lower()), None)
+                if name is not None:
+                    _check_type(item, types[name], f"{struct}.{key}.{name}")
 
 
 def _check_generators(key: str, value: object) -> None:
@@ -143,9 +181,36 @@ def parse(text: str, path: str) -> dict:
             _check_type(value, _FIELD_TYPES[name], f"Kustomization.{name}")
         if name in ("configMapGenerator", "secretGenerator"):
             _check_generators(name, value)
+        if name in _ITEM_TYPES:
+            _check_items(name, value)
         _check_struct(value, _STRUCTS.get(name))
         canonical[name] = value
     return canonical
+
+
+def is_empty(k: dict) -> bool:
+    """kustomize's CheckEmpty after FixKustomization: nothing but apiVersion and kind is set (null,
+    "" and a bases or imageTags list that is empty count as unset)."""
+    for key, value in k.items():
+        if key in ("apiVersion", "kind") or value is None or value == "":
+            continue
+        if key in ("bases", "imageTags") and value == []:
+            continue  # appended to resources / images: an empty list appends nothing
+        return False
+    return True
+
+
+def enforce_fields(k: dict) -> list[str]:
+    """kustomize's EnforceFields after FixKustomization filled kind and apiVersion."""
+    kind = k.get("kind") or "Kustomization"
+    required = COMPONENT_API if kind == "Component" else KUSTOMIZATION_API
+    api = k.get("apiVersion") or required
+    problems = []
+    if kind not in ("Kustomization", "Component"):
+        problems.append("kind should be Kustomization or Component")
+    if api != required:
+        problems.append(f"apiVersion for {kind} should be {required}")
+    return problems
 
 
 def warnings(k: dict) -> list[str]:

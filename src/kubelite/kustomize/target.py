@@ -116,12 +116,11 @@ class Target:
     def _normalize(self) -> None:
         k = self.k
         kind = k.get("kind") or "Kustomization"
-        if kind == "Component" and (k.get("apiVersion") or "") != kz.COMPONENT_API:
-            raise KustomizeError(
-                f"Failed to read kustomization file under {self.root}:\napiVersion for Component should be {kz.COMPONENT_API}")
-        if kind not in ("Kustomization", "Component"):
-            raise KustomizeError(f"Failed to read kustomization file under {self.root}:\n"
-                                 "kind should be Kustomization or Component")
+        if kz.is_empty(k):
+            raise KustomizeError("kustomization.yaml is empty")
+        problems = kz.enforce_fields(k)
+        if problems:
+            raise KustomizeError(f"Failed to read kustomization file under {self.root}:\n" + "\n".join(problems))
         self.kind = kind
         self.resources = kz.as_list(k, "resources") + kz.as_list(k, "bases")
         images = kz.as_list(k, "images") + kz.as_list(k, "imageTags")
@@ -229,6 +228,7 @@ class Target:
     # -- generators -----------------------------------------------------------------
     def _run_generators(self, ra: Accumulator) -> None:
         k = self.k
+        self._refuse_helm_charts()
         options = kz.as_map(k, "generatorOptions")
         generated = []
         for field, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
@@ -252,6 +252,20 @@ class Target:
                     ra.resmap.absorb(res)
                 except KustomizeError as exc:
                     raise KustomizeError(f"merging from generator &{{0xc000000000 <nil>}}: {exc}") from None
+
+    def _refuse_helm_charts(self) -> None:
+        """Charts are inflated only under --enable-helm, which kubelite does not offer: kustomize's
+        configuration error for the first chart (its config as sigs.k8s.io/yaml writes it)."""
+        charts = [c for c in kz.as_list(self.k, "helmCharts") if c is not None]
+        if not charts:
+            return
+        import yaml
+
+        config = {**kz.as_map(self.k, "helmGlobals"), **(charts[0] if isinstance(charts[0], dict) else {})}
+        config = {key: value for key, value in config.items() if value not in (None, "", False, [], {})}
+        text = yaml.safe_dump(config, default_flow_style=False, sort_keys=True) if config else "{}\n"
+        raise KustomizeError(f"trouble configuring builtin HelmChartInflationGenerator with config: `\n{text}`: "
+                             "must specify --enable-helm")
 
     def _builtin_origin(self, kind: str) -> dict | None:
         """The origin of a builtin plugin configured by this kustomization file."""

@@ -42,6 +42,8 @@ def _go_parse_int(text: str) -> int | None:
         return None
     sign = -1 if text[0] == "-" else 1
     body = text.lstrip("+-")
+    if len(body) > 66:  # beyond any 64-bit integer in any base (Python's int() refuses 4300+ digits)
+        return None
     low = body.lower()
     if low.startswith("0x"):
         value = int(body[2:], 16)
@@ -81,9 +83,12 @@ def resolve_plain(text: str) -> object:
             return value
         if _FLOAT.match(plain):
             try:
-                return float(plain)
+                value = float(plain)
             except ValueError:
-                pass
+                value = None
+            # out of float64's range Go's ParseFloat fails: the scalar stays a string
+            if value is not None and not math.isinf(value):
+                return value
     return text
 
 

@@ -111,6 +111,8 @@ def _go_int(text: str) -> int | None:
         base, digits = {"x": (16, body[2:]), "o": (8, body[2:]), "b": (2, body[2:])}.get(p, (8, body[1:]))
     else:
         base, digits = 10, body
+    if len(digits) > 64:  # beyond 64 bits in any base (and Python's int() refuses 4300+ digits)
+        return None
     value = int(digits, base) if digits else 0
     if sign == "-":
         value = -value
