@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from kubelite.server.clock import FakeClock, parse_time
-from kubelite.server.cluster import Cluster
+from kubelite.server.clock import parse_time
 from kubelite.server.controllers.cronjob import CronJobController
 from kubelite.server.controllers.job import JobController
 
-from test_workloads_support import Recorder, StandInKubelet, run_for
+from test_workloads_support import run_for, workload_cluster
 
 NS = "cron"
 MERGE = {"content-type": "application/merge-patch+json"}
@@ -26,13 +25,8 @@ def cronjob(schedule: str = "*/1 * * * *", annotations: dict | None = None, **sp
 @pytest.fixture
 def cron():
     start = parse_time("2026-11-24T09:57:30Z")
-    with Cluster("memory://", clock=FakeClock(start), controllers=[JobController, CronJobController,
-                                                                   StandInKubelet, Recorder]) as c, \
-            c.http_client() as api:
-        assert api.post("/api/v1/namespaces", json={"metadata": {"name": NS}}).status_code == 201
-        made = api.post(f"/api/v1/namespaces/{NS}/serviceaccounts", json={"metadata": {"name": "default"}})
-        assert made.status_code in (201, 409)
-        yield c, api
+    with workload_cluster([JobController, CronJobController], NS, start) as cluster_and_api:
+        yield cluster_and_api
 
 
 def create(cluster, api, body: dict) -> None:

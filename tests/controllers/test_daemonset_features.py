@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubelite.server.clock import FakeClock
-from kubelite.server.cluster import Cluster
 from kubelite.server.controllers.daemonset import DaemonSetController
 
-from test_workloads_support import Recorder, StandInKubelet, manifest, run_for
+from test_workloads_support import manifest, run_for, workload_cluster
 
 NS = "ds"
 STRATEGIC = {"content-type": "application/strategic-merge-patch+json"}
@@ -17,14 +15,10 @@ NEW_IMAGE = {"spec": {"template": {"spec": {"containers": [{"name": "agent", "im
 
 @pytest.fixture
 def ds():
-    with Cluster("memory://", clock=FakeClock(), controllers=[DaemonSetController, StandInKubelet, Recorder]) as c, \
-            c.http_client() as api:
-        assert api.post("/api/v1/namespaces", json={"metadata": {"name": NS}}).status_code == 201
-        made = api.post(f"/api/v1/namespaces/{NS}/serviceaccounts", json={"metadata": {"name": "default"}})
-        assert made.status_code in (201, 409)
+    with workload_cluster([DaemonSetController], NS) as (cluster, api):
         for name in ("n1", "n2", "n3"):
             assert api.post("/api/v1/nodes", json={"metadata": {"name": name}}).status_code == 201
-        yield c, api
+        yield cluster, api
 
 
 def start(cluster, api, strategy: dict) -> None:

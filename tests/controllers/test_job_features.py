@@ -8,11 +8,9 @@ import copy
 
 import pytest
 
-from kubelite.server.clock import FakeClock
-from kubelite.server.cluster import Cluster
 from kubelite.server.controllers.job import JobController
 
-from test_workloads_support import FAIL_INDEXES, Recorder, StandInKubelet, run_for
+from test_workloads_support import FAIL_INDEXES, run_for, workload_cluster
 
 NS = "jobs"
 BASE = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "work"},
@@ -22,13 +20,9 @@ BASE = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "work"},
 
 
 @pytest.fixture
-def jobs(tmp_path):
-    with Cluster("memory://", clock=FakeClock(), controllers=[JobController, StandInKubelet, Recorder]) as c, \
-            c.http_client() as api:
-        assert api.post("/api/v1/namespaces", json={"metadata": {"name": NS}}).status_code == 201
-        made = api.post(f"/api/v1/namespaces/{NS}/serviceaccounts", json={"metadata": {"name": "default"}})
-        assert made.status_code in (201, 409)
-        yield c, api
+def jobs():
+    with workload_cluster([JobController], NS) as cluster_and_api:
+        yield cluster_and_api
 
 
 def job(spec: dict | None = None, annotations: dict | None = None) -> dict:

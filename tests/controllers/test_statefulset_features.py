@@ -6,11 +6,9 @@ import copy
 
 import pytest
 
-from kubelite.server.clock import FakeClock
-from kubelite.server.cluster import Cluster
 from kubelite.server.controllers.statefulset import StatefulSetController
 
-from test_workloads_support import Recorder, StandInKubelet, run_for
+from test_workloads_support import run_for, workload_cluster
 
 NS = "sts"
 STRATEGIC = {"content-type": "application/strategic-merge-patch+json"}
@@ -22,12 +20,8 @@ BASE = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db
 
 @pytest.fixture
 def sts():
-    with Cluster("memory://", clock=FakeClock(), controllers=[StatefulSetController, StandInKubelet, Recorder]) as c, \
-            c.http_client() as api:
-        assert api.post("/api/v1/namespaces", json={"metadata": {"name": NS}}).status_code == 201
-        made = api.post(f"/api/v1/namespaces/{NS}/serviceaccounts", json={"metadata": {"name": "default"}})
-        assert made.status_code in (201, 409)
-        yield c, api
+    with workload_cluster([StatefulSetController], NS) as cluster_and_api:
+        yield cluster_and_api
 
 
 def create(cluster, api, **spec) -> None:

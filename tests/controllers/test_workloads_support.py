@@ -10,6 +10,7 @@ It lets these tests pin the controllers' behaviour without depending on the sche
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
 import re
@@ -171,3 +172,18 @@ def run_for(cluster, seconds: float, step: float = 0.1) -> None:
     """Move the fake clock forward in small steps, settling after each."""
     for _ in range(int(round(seconds / step))):
         cluster.advance(step)
+
+
+@contextlib.contextmanager
+def workload_cluster(controllers: list, namespace: str, start: float | None = None):
+    """(cluster, api): the given controllers with the stand-in kubelet and a Recorder (last) on a
+    fake clock, and `namespace` with its default ServiceAccount (no controller here makes it)."""
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+
+    with Cluster("memory://", clock=FakeClock(start), controllers=[*controllers, StandInKubelet, Recorder]) as c, \
+            c.http_client() as api:
+        assert api.post("/api/v1/namespaces", json={"metadata": {"name": namespace}}).status_code == 201
+        made = api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts", json={"metadata": {"name": "default"}})
+        assert made.status_code in (201, 409)
+        yield c, api

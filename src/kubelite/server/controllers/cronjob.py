@@ -30,10 +30,8 @@ class CronJobController(Controller):
     watches = ("batch/cronjobs", "batch/jobs")
 
     def handle(self, rid, event_type, obj, old):
-        if rid == "batch/cronjobs":
-            self.queue.add(f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}")
-            return
-        key = self.owner_key(obj, "CronJob")
+        super().handle(rid, event_type, obj, old)  # the CronJob itself
+        key = self.owner_key(obj, "CronJob")  # or the CronJob owning it
         if key is not None:
             self.queue.add(key)
 

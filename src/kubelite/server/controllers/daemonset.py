@@ -80,15 +80,14 @@ class DaemonSetController(Controller):
     watches = ("apps/daemonsets", "pods", "nodes", "apps/controllerrevisions")
 
     def handle(self, rid, event_type, obj, old):
-        if rid == "apps/daemonsets":
-            self.queue.add(f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}")
-        elif rid == "nodes":
+        super().handle(rid, event_type, obj, old)  # the DaemonSet itself
+        if rid == "nodes":  # a node came, went or changed: every DaemonSet may care
             for ds in self.cache.list("apps/daemonsets"):
-                self.queue.add(f"{ds['metadata'].get('namespace')}/{ds['metadata']['name']}")
-        else:
-            key = self.owner_key(obj, "DaemonSet")
-            if key is not None:
-                self.queue.add(key)
+                self.queue.add(object_key(ds))
+            return
+        key = self.owner_key(obj, "DaemonSet")
+        if key is not None:
+            self.queue.add(key)
 
     def sync(self, key: str) -> None:
         ns, name = split_key(key)

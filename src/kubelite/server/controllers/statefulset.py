@@ -59,10 +59,8 @@ class StatefulSetController(Controller):
     watches = ("apps/statefulsets", "pods", "apps/controllerrevisions")
 
     def handle(self, rid, event_type, obj, old):
-        if rid == "apps/statefulsets":
-            self.queue.add(f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}")
-            return
-        key = self.owner_key(obj, "StatefulSet")
+        super().handle(rid, event_type, obj, old)  # the StatefulSet itself
+        key = self.owner_key(obj, "StatefulSet")  # or the StatefulSet owning it
         if key is not None:
             self.queue.add(key)
 
