@@ -226,6 +226,10 @@ def add_connection_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--user", help="the name of the kubeconfig user to use")
     g.add_argument("-s", "--server", help="the address and port of the Kubernetes API server")
     g.add_argument("--token", help="bearer token for authentication to the API server")
+    g.add_argument("--as", dest="as_user", default=None, help="username to impersonate for the operation")
+    g.add_argument("--as-group", dest="as_groups", action="append", default=[],
+                   help="group to impersonate for the operation (repeat for several groups)")
+    g.add_argument("--as-uid", dest="as_uid", default=None, help="UID to impersonate for the operation")
     g.add_argument("--insecure-skip-tls-verify", action="store_true",
                    help="do not check the server's certificate (insecure)")
     g.add_argument("--request-timeout", default="0",
@@ -382,6 +386,7 @@ def session(args):
 
     overrides = Overrides(kubeconfig=args.kubeconfig, context=args.context, cluster=args.cluster, user=args.user,
                           namespace=getattr(args, "namespace", None), server=args.server, token=args.token,
+                          as_user=args.as_user, as_groups=tuple(args.as_groups), as_uid=args.as_uid,
                           insecure_skip_tls_verify=args.insecure_skip_tls_verify,
                           request_timeout=parse_duration(args.request_timeout))
     opened = Session.open(overrides, verbosity=args.verbosity)

@@ -21,6 +21,9 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=6443, help="0 picks a free port")
     parser.add_argument("--write-kubeconfig", metavar="FILE", default=None,
                         help="write a kubeconfig for this server (CA and token embedded)")
+    parser.add_argument("--token-auth-file", default=None, metavar="FILE",
+                        help="static bearer tokens, one 'token,user,uid[,\"group1,group2\"]' per line "
+                             "(kube-apiserver's CSV format)")
     parser.add_argument("--nodes", type=int, default=1, help="how many simulated nodes run pods (default 1)")
     parser.add_argument("--storage", default=None,
                         help="storage URL: sqlite:PATH, etcd://HOST:PORT[,HOST:PORT...] or memory: "
@@ -43,7 +46,10 @@ def run(argv: list[str]) -> int:
     try:
         storage = storage_url(args)
         times = election_times(args)
+        tokens = _static_tokens(args.token_auth_file)
         server = build_server(data_dir, storage, args.nodes)
+        if tokens:
+            server.app.auth.authn.add_tokens(tokens)
     except Exception as err:  # a clear one-line error, never a traceback
         print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
         return 1
@@ -85,6 +91,14 @@ def run(argv: list[str]) -> int:
             compactor.stop()
         server.close()
     return 0
+
+
+def _static_tokens(path: str | None) -> dict:
+    if not path:
+        return {}
+    from kubelite.server.auth.authn import read_token_file
+
+    return read_token_file(path)
 
 
 def _duration(text: str) -> float:
@@ -160,6 +174,10 @@ class LocalServer:
                                ca=self.tls.ca_pem())
         self.store = self.cluster.store
         self.api = self.cluster.api
+        from kubelite.server.auth.signing import KEY_FILE, Signer
+
+        # Service-account tokens stay valid across restarts: the signing key lives with the CA.
+        self.api.sa_signer = Signer.load_or_create(data_dir / "pki" / KEY_FILE)
         self.app = self.cluster.app
 
     def close(self) -> None:

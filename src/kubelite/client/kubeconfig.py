@@ -35,6 +35,9 @@ class Overrides:
     token: str | None = None
     insecure_skip_tls_verify: bool = False
     request_timeout: float | None = None
+    as_user: str | None = None  # --as, --as-group, --as-uid: impersonation
+    as_groups: tuple[str, ...] = ()
+    as_uid: str | None = None
 
 
 @dataclass
@@ -89,6 +92,10 @@ class Connection:
     request_timeout: float | None = None
     exec: dict | None = None  # an exec credential plugin (users[].user.exec), validated
     exec_cluster: dict | None = None  # the cluster as such a plugin is told about it
+    impersonate_user: str | None = None  # Impersonate-* headers (kubeconfig as/as-groups or --as flags)
+    impersonate_groups: tuple[str, ...] = ()
+    impersonate_uid: str | None = None
+    impersonate_extra: dict | None = None
 
     @property
     def embedded(self) -> bool:
@@ -264,6 +271,12 @@ def _apply_user(conn: Connection, user: dict, name: str) -> None:
             raise ConfigError(f"error: open {token_file}: {err.strerror or err}") from None
     conn.username = user.get("username") or None
     conn.password = user.get("password") or None
+    conn.impersonate_user = user.get("as") or None
+    conn.impersonate_groups = tuple(str(g) for g in user.get("as-groups") or ())
+    conn.impersonate_uid = user.get("as-uid") or None
+    extra = user.get("as-user-extra")
+    conn.impersonate_extra = {str(k): [str(v) for v in vals or ()] for k, vals in extra.items()} \
+        if isinstance(extra, dict) else None
     conn.cert_data = _data_or_file(user, "client-certificate", "user", name)
     conn.key_data = _data_or_file(user, "client-key", "user", name)
     if bool(conn.cert_data) != bool(conn.key_data):
@@ -296,5 +309,11 @@ def _with_flags(conn: Connection, overrides: Overrides) -> Connection:
         conn.token = overrides.token
     if overrides.insecure_skip_tls_verify:
         conn.insecure = True
+    if overrides.as_user:
+        conn.impersonate_user = overrides.as_user
+    if overrides.as_groups:
+        conn.impersonate_groups = tuple(overrides.as_groups)
+    if overrides.as_uid:
+        conn.impersonate_uid = overrides.as_uid
     conn.request_timeout = overrides.request_timeout
     return conn

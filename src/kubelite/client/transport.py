@@ -214,8 +214,31 @@ def _retry_after(response: httpx.Response, attempt: int) -> float:
 
 def connect(conn: Connection, verbosity: int = 0) -> Transport:
     if conn.embedded:
-        return embedded(verbosity=verbosity, timeout=conn.request_timeout)
-    return http(conn, verbosity=verbosity)
+        transport = embedded(verbosity=verbosity, timeout=conn.request_timeout)
+    else:
+        transport = http(conn, verbosity=verbosity)
+    extra = impersonation_headers(conn)
+    if extra:
+        transport._client.headers = httpx.Headers(list(transport._client.headers.multi_items()) + extra)
+    return transport
+
+
+def impersonation_headers(conn: Connection) -> list[tuple[str, str]]:
+    """Impersonate-* headers as client-go sends them (one Impersonate-Group per group)."""
+    import urllib.parse
+
+    if not conn.impersonate_user:
+        if conn.impersonate_groups or conn.impersonate_uid:
+            raise ConnectionFailed("error: requesting uid or groups for impersonation without specifying a "
+                                   "username is not supported")
+        return []
+    headers = [("Impersonate-User", conn.impersonate_user)]
+    headers += [("Impersonate-Group", group) for group in conn.impersonate_groups]
+    if conn.impersonate_uid:
+        headers.append(("Impersonate-Uid", conn.impersonate_uid))
+    for key, values in (conn.impersonate_extra or {}).items():
+        headers += [("Impersonate-Extra-" + urllib.parse.quote(key, safe=""), v) for v in values]
+    return headers
 
 
 def http(conn: Connection, verbosity: int = 0) -> Transport:

@@ -59,6 +59,11 @@ class Authenticator:
             self._static[token.encode()] = users.ADMIN
         self.anonymous = anonymous
 
+    def add_tokens(self, tokens: dict[str, users.UserInfo]) -> None:
+        """More static tokens (kube-apiserver's --token-auth-file)."""
+        self._static.update({t.encode(): u for t, u in tokens.items()})
+        self.enabled = True
+
     def authenticate(self, path: str, authorization: str | None) -> users.UserInfo:
         """The request's user; raises 401 for credentials that prove nothing."""
         if not self.enabled:
