@@ -127,3 +127,27 @@ def test_slice_endpoints_carry_their_nodes_zone(endpoints):
     assert cluster.settle()
     (slice_,) = _slices(api, "web")
     assert [(e["nodeName"], e.get("zone")) for e in slice_["endpoints"]] == [("node-a", "z1")]
+
+
+def _addresses(prefix: str, n: int) -> list[dict]:
+    return [{"ip": f"{prefix}.{i // 250}.{i % 250}"} for i in range(n)]
+
+
+def test_more_than_a_thousand_addresses_are_truncated_ready_first():
+    from kubelite.server.controllers.endpoints import MAX_CAPACITY, truncate
+
+    under = [{"addresses": _addresses("10.0", 10)}]
+    assert not truncate(under) and len(under[0]["addresses"]) == 10
+    # Not-ready addresses give way to ready ones, each subset keeping its share (rounded up).
+    subsets = [{"addresses": _addresses("10.1", 600), "notReadyAddresses": _addresses("10.2", 300)},
+               {"addresses": _addresses("10.3", 300), "notReadyAddresses": _addresses("10.4", 100)}]
+    assert truncate(subsets)
+    assert [len(s["addresses"]) for s in subsets] == [600, 300]
+    assert [len(s.get("notReadyAddresses", [])) for s in subsets] == [75, 25]
+    # Ready ones alone overflowing: they are cut in proportion and no not-ready one stays.
+    subsets = [{"addresses": _addresses("10.5", 900), "notReadyAddresses": _addresses("10.6", 5)},
+               {"addresses": _addresses("10.7", 300)}]
+    assert truncate(subsets)
+    assert [len(s["addresses"]) for s in subsets] == [750, 250]
+    assert sum(len(s["addresses"]) for s in subsets) == MAX_CAPACITY
+    assert all("notReadyAddresses" not in s for s in subsets)

@@ -210,8 +210,45 @@ def endpoint_subsets(service: dict, pods: list[dict]) -> list[dict]:
     return subsets
 
 
+MAX_CAPACITY = 1000
+OVER_CAPACITY = "endpoints.kubernetes.io/over-capacity"
+
+
+def truncate(subsets: list[dict]) -> bool:
+    """Keep at most MAX_CAPACITY addresses, ready ones first, each subset keeping its share
+    (rounded up) of what is cut; True if anything was cut."""
+    ready = sum(len(s.get("addresses") or []) for s in subsets)
+    not_ready = sum(len(s.get("notReadyAddresses") or []) for s in subsets)
+    if ready + not_ready <= MAX_CAPACITY:
+        return False
+    # Cut the not-ready addresses to what room is left; if the ready ones alone overflow, cut
+    # those and drop every not-ready one.
+    field, room, total = ("notReadyAddresses", MAX_CAPACITY - ready, not_ready)
+    if ready > MAX_CAPACITY:
+        field, room, total = ("addresses", MAX_CAPACITY, ready)
+    left = room
+    for subset in subsets:
+        share = min(-(-len(subset.get(field) or []) * room // total), left)
+        subset[field] = (subset.get(field) or [])[:share]
+        left -= len(subset[field])
+        if field == "addresses":
+            subset.pop("notReadyAddresses", None)
+        if not subset[field]:
+            subset.pop(field)
+    return True
+
+
 def apiserver_endpoints(address: str, port: int) -> list[dict]:
     return [{"addresses": [{"ip": address}], "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}]
+
+
+def _capacity(annotations: dict, truncated: bool) -> dict:
+    out = dict(annotations)
+    if truncated:
+        out[OVER_CAPACITY] = "truncated"
+    else:
+        out.pop(OVER_CAPACITY, None)
+    return out
 
 
 class EndpointsController(ServicePodsController):
@@ -239,22 +276,25 @@ class EndpointsController(ServicePodsController):
         pods = self.selected_pods(service)
         trigger = self.triggers.compute(key, service, pods)
         subsets = endpoint_subsets(service, pods)
+        truncated = truncate(subsets)
         labels = service_labels(service)
         current = self.cache.get("endpoints", namespace, name) or self.client.get("endpoints", namespace, name)
         if current is None:
             meta = {"name": name, "namespace": namespace, "labels": labels or None,
-                    "annotations": with_trigger(None, trigger) or None}
+                    "annotations": _capacity(with_trigger(None, trigger), truncated) or None}
             body = {"apiVersion": "v1", "kind": "Endpoints",
                     "metadata": {k: v for k, v in meta.items() if v is not None}}
             if subsets:
                 body["subsets"] = subsets
             self.client.create("endpoints", body)
             return
-        if (current.get("subsets") or []) == subsets and ((current["metadata"].get("labels") or {}) == labels):
+        annotations = current["metadata"].get("annotations") or {}
+        if ((current.get("subsets") or []) == subsets and (current["metadata"].get("labels") or {}) == labels
+                and (OVER_CAPACITY in annotations) == truncated):
             return
         updated = copy.deepcopy(current)
         for field, value in (("labels", labels),
-                             ("annotations", with_trigger(current["metadata"].get("annotations"), trigger))):
+                             ("annotations", _capacity(with_trigger(annotations, trigger), truncated))):
             updated["metadata"].pop(field, None)
             if value:
                 updated["metadata"][field] = value
