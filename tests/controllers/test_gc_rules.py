@@ -130,3 +130,15 @@ def test_orphaning_keeps_every_dependent_without_the_reference(gc):
     shared = api.get("/api/v1/namespaces/default/configmaps/shared").json()["metadata"]
     assert "ownerReferences" not in only
     assert [r["name"] for r in shared["ownerReferences"]] == ["other"]
+
+
+def test_foreground_owner_does_not_take_a_dependent_another_owner_keeps(gc):
+    cluster, api = gc
+    doomed, keeper = _cm(api, "doomed"), _cm(api, "keeper")
+    _cm(api, "shared", [_ref(doomed, block=True), _ref(keeper)])
+    assert cluster.settle()
+    api.request("DELETE", "/api/v1/namespaces/default/configmaps/doomed", json={"propagationPolicy": "Foreground"})
+    assert cluster.settle()
+    assert _names(api) >= {"shared", "keeper"} and "doomed" not in _names(api)
+    shared = api.get("/api/v1/namespaces/default/configmaps/shared").json()["metadata"]
+    assert [r["name"] for r in shared["ownerReferences"]] == ["keeper"]
