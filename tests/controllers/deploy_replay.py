@@ -170,7 +170,7 @@ class Replay:
                 impl.resume(obj)
                 self._patch(kind, ns, name, {"spec": {"paused": None}}, "merge")
             elif sub == "restart":
-                changed = impl.restart(obj, self.clock.rfc3339())
+                changed = impl.restart(obj, self._recorded_restart_time())
                 self._patch(kind, ns, name, {"spec": {"template": {"metadata": {
                     "annotations": changed["spec"]["template"]["metadata"]["annotations"]}}}}, "merge")
             elif sub == "undo":
@@ -180,6 +180,15 @@ class Replay:
                     impl.rollback(sess, info, obj, int(_flag(argv, "--to-revision") or 0), dry_run)
         except RolloutError:
             pass  # the recording shows kubectl refusing too (already paused, no history, ...)
+
+    def _recorded_restart_time(self) -> str:
+        """The time kubectl stamped on the template when recorded (it is part of the template,
+        so of the ReplicaSet's name); the cluster's clock if the recording has none."""
+        for d in reference_final(self.case, "deployments"):
+            annotations = ((d["spec"]["template"].get("metadata") or {}).get("annotations") or {})
+            if "kubectl.kubernetes.io/restartedAt" in annotations:
+                return annotations["kubectl.kubernetes.io/restartedAt"]
+        return self.clock.rfc3339()
 
     def session(self, namespace: str):
         from kubelite.api.cluster import _session

@@ -98,3 +98,11 @@ def _normalised(items: list[dict], owner: str, stream: list[dict]) -> list[dict]
         obj.pop("kind", None)
         out.append(obj)
     return sorted(out, key=lambda o: o["metadata"]["name"])
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.startswith("deploy-")])
+def test_replica_set_names_are_the_recorded_ones(replayed, case):
+    """The pod-template-hash is kube-controller-manager's: the ReplicaSets have the recorded names."""
+    _, finals = replayed(case)
+    assert sorted(rs["metadata"]["name"] for rs in finals["replicasets"]) == \
+        sorted(rs["metadata"]["name"] for rs in reference_final(case, "replicasets"))

@@ -5,6 +5,7 @@ of bad specs. Cluster tests run every default controller on a FakeClock and sett
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pytest
 
@@ -53,6 +54,29 @@ def test_template_hash_is_stable_and_moves_with_the_collision_count():
     assert first == du.template_hash(json.loads(json.dumps(template)))
     assert du.template_hash(template, 1) not in (first, du.template_hash(template, 2))
     assert set(first) <= set("bcdfghjklmnpqrstvwxz2456789") and 1 <= len(first) <= 10
+
+
+def test_the_hash_of_every_recorded_replica_set_template_is_reproduced():
+    import glob
+
+    recorded = []
+    for path in glob.glob(str(pathlib.Path(__file__).parent.parent / "data" / "controllers" / "*" / "final" /
+                              "replicasets.json")):
+        for rs in json.loads(pathlib.Path(path).read_text())["items"]:
+            if any(ref["kind"] == "Deployment" for ref in rs["metadata"].get("ownerReferences") or []):
+                template = rs["spec"]["template"]
+                labels = dict(template["metadata"]["labels"])
+                want = labels.pop("pod-template-hash")
+                recorded.append((want, {**template, "metadata": {**template["metadata"], "labels": labels}}))
+    assert len(recorded) >= 10
+    assert [du.template_hash(t) for _, t in recorded] == [want for want, _ in recorded]
+
+
+def test_templates_the_upstream_hash_cannot_reproduce_still_get_a_stable_hash():
+    template = deployment()["spec"]["template"]
+    template["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "500m"}}
+    first = du.template_hash(template)
+    assert first == du.template_hash(json.loads(json.dumps(template))) != du.template_hash(template, 1)
 
 
 def test_revision_history_appends_and_stays_within_2000_characters():

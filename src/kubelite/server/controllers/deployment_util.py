@@ -90,22 +90,19 @@ def total_status(rss: list[dict], field: str) -> int:
 
 # -- the pod-template hash ---------------------------------------------------------------------
 
-def _fnv32a(data: bytes) -> int:
-    h = 0x811C9DC5
-    for byte in data:
-        h ^= byte
-        h = (h * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
 def template_hash(template: dict, collision_count: int | None = None) -> str:
-    """A stable, collision-countable name suffix for a pod template: FNV-32a of the template
-    (canonical JSON here, not Go's printer, so values differ from a real cluster's), its decimal
-    digits spelled in the vowel-free alphabet kube-controller-manager uses."""
+    """The pod-template-hash: kube-controller-manager's own (deployment_hash) when the template
+    holds only values whose Go form it reproduces; otherwise FNV-32a of the canonical JSON and the
+    collision count, in the same alphabet (stable, but not the name a real cluster would give)."""
+    from kubelite.server.controllers.deployment_hash import fnv32a, go_hash
+
+    upstream = go_hash(template, collision_count)
+    if upstream is not None:
+        return upstream
     data = json.dumps(template, sort_keys=True, separators=(",", ":")).encode()
     if collision_count is not None:
         data += str(int(collision_count)).encode()
-    return "".join(_HASH_ALPHABET[ord(ch) % len(_HASH_ALPHABET)] for ch in str(_fnv32a(data)))
+    return "".join(_HASH_ALPHABET[ord(ch) % len(_HASH_ALPHABET)] for ch in str(fnv32a(data)))
 
 
 def without_hash(template: dict) -> dict:
