@@ -151,3 +151,13 @@ def test_more_than_a_thousand_addresses_are_truncated_ready_first():
     assert [len(s["addresses"]) for s in subsets] == [750, 250]
     assert sum(len(s["addresses"]) for s in subsets) == MAX_CAPACITY
     assert all("notReadyAddresses" not in s for s in subsets)
+
+
+def test_an_external_name_service_gets_no_endpoints_nor_slices(endpoints):
+    cluster, api = endpoints
+    _pod(api, "ready", "10.244.0.2", True)
+    _service(api, "ext", {"type": "ExternalName", "externalName": "example.com", "selector": {"app": "web"},
+                          "ports": [{"name": "http", "port": 80}]})
+    assert cluster.settle()
+    assert _slices(api, "ext") == []
+    assert api.get("/api/v1/namespaces/default/endpoints/ext").status_code == 404

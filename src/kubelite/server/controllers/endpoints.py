@@ -24,6 +24,12 @@ def selector_of(service: dict) -> dict | None:
     return selector if isinstance(selector, dict) and selector else None
 
 
+def wants_endpoints(service: dict) -> bool:
+    """Only Services with a selector get endpoints from the controllers, and never ExternalName
+    ones (those without a selector have what their users write)."""
+    return selector_of(service) is not None and (service.get("spec") or {}).get("type") != "ExternalName"
+
+
 def selects(selector: dict, pod: dict) -> bool:
     labels = (pod.get("metadata") or {}).get("labels") or {}
     return all(labels.get(k) == v for k, v in selector.items())
@@ -271,7 +277,7 @@ class EndpointsController(ServicePodsController):
             if self.cache.get("endpoints", namespace, name) is not None:
                 self.client.delete("endpoints", namespace, name)
             return
-        if selector_of(service) is None:
+        if not wants_endpoints(service):
             return  # Endpoints of a Service without a selector are the user's
         pods = self.selected_pods(service)
         trigger = self.triggers.compute(key, service, pods)

@@ -15,7 +15,7 @@ import copy
 from kubelite.server.controllers.base import Controller, object_key, split_key
 from kubelite.server.controllers.endpoints import (
     APISERVER_SERVICE, SKIP_MIRROR, ServicePodsController, TriggerTimes, advertised, hostname_for, in_endpoints,
-    pod_ready, resolve_port, selector_of, service_labels, target_ref, with_trigger)
+    pod_ready, resolve_port, selector_of, service_labels, target_ref, wants_endpoints, with_trigger)
 
 RID = "discovery.k8s.io/endpointslices"
 SERVICE_NAME = "kubernetes.io/service-name"
@@ -152,11 +152,13 @@ class EndpointSliceController(_SliceWriter, ServicePodsController):
     def sync_service(self, key: str, namespace: str, name: str, service: dict | None) -> None:
         existing = self.cache.list(RID, namespace, where=lambda s: _labels(s).get(SERVICE_NAME) == name
                                    and _labels(s).get(MANAGED_BY) == CONTROLLER)
-        if service is None or selector_of(service) is None:
+        if service is None:
             self.triggers.forget(key)
-            for stale in existing:  # the Service went (or lost its selector)
+            for stale in existing:  # the garbage collector would take them too: they are the Service's
                 self.client.delete(RID, namespace, stale["metadata"]["name"], uid=stale["metadata"].get("uid"))
             return
+        if not wants_endpoints(service):
+            return  # as upstream, what slices it had stay
         pods = self.selected_pods(service)
         trigger = self.triggers.compute(key, service, pods)
         wanted = []
