@@ -37,7 +37,7 @@ def stdin_documents(case: str) -> list[dict]:
 def shape(obj: dict, event_type: str) -> tuple:
     meta = obj.get("metadata") or {}
     return (event_type, tuple(meta.get("finalizers") or ()), bool(meta.get("deletionTimestamp")),
-            bool(meta.get("ownerReferences")))
+            bool(meta.get("ownerReferences")), meta.get("generation"))
 
 
 def _per_object(events) -> list[tuple]:
