@@ -7,7 +7,7 @@ import pytest
 
 from replay_b import (create_namespace, recorded_cluster, recorded_transitions, recorder,  # noqa: F401
                       seen_transitions, stdin_documents)
-from test_workloads_support import final, manifest
+from test_workloads_support import DATA, final, manifest
 
 # When each case deleted the Deployment, then the ConfigMap owner (seconds into the recording).
 CASES = {"gc-background": ("Background", 3.8, 7.0), "gc-foreground": ("Foreground", 3.7, 7.0),
@@ -46,6 +46,15 @@ def test_deployment_cascade_as_recorded(recorded_cluster, case):
                               ("pods", "pods")):
             assert seen_transitions(recorded_cluster, rid, since) == \
                 recorded_transitions(case, resource, deleted_at), resource
+        for path, resource in ((f"/apis/apps/v1/namespaces/pub-{case}/replicasets", "replicasets"),
+                               (f"/api/v1/namespaces/pub-{case}/pods", "pods")):
+            left = api.get(path).json()["items"]
+            expected = final(case, resource) if (DATA / case / "final" / f"{resource}.json").exists() else []
+            assert sorted(_owner_kinds(o) for o in left) == sorted(_owner_kinds(o) for o in expected), resource
+
+
+def _owner_kinds(obj: dict) -> tuple:
+    return tuple(r["kind"] for r in obj["metadata"].get("ownerReferences") or [])
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
