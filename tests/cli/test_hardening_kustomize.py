@@ -30,6 +30,11 @@ CASES = {
     "only-type-meta-and-nulls": ("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
                                  "namespace: \"\"\nresources: null\n", CONFIGMAP),
     "helm-chart-without-enable-helm": ("helmCharts: [{name: x, version: 1.0.0}]\n", CONFIGMAP),
+    # null items of lists of structs are zero structs (found by the fuzz suite)
+    "null-label": ("resources: [cm.yaml]\nlabels: [null]\n", CONFIGMAP),
+    "null-image": ("resources: [cm.yaml]\nimages: [null]\n", CONFIGMAP),
+    "null-replica": ("resources: [cm.yaml]\nreplicas: [null]\n", CONFIGMAP),
+    "null-patch": ("resources: [cm.yaml]\npatches: [null]\n", CONFIGMAP),
 }
 _KLOG_HEAD = re.compile(r"^E\d{4} [\d:.]+ +\d+ ", re.M)
 

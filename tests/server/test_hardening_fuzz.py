@@ -173,3 +173,32 @@ def test_app_answers_bad_query_parameters(api, name, value, method):
     path = CMS if method == "GET" else CMS + "/nothing"
     response = api.request(method, path, params={name: value})
     assert_answered_as_a_server(response)
+
+
+# -- the kustomize loader -------------------------------------------------------------------------
+
+KUSTOMIZATION_FIELDS = ["resources", "namePrefix", "nameSuffix", "namespace", "commonLabels", "labels",
+                        "commonAnnotations", "images", "replicas", "patches", "configMapGenerator",
+                        "secretGenerator", "generatorOptions", "apiVersion", "kind", "helmCharts", "sortOptions"]
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(KUSTOMIZATION_FIELDS), json_values, max_size=4),
+       st.sampled_from(["yaml", "json"]))
+def test_kustomize_fails_only_with_kustomize_errors(kustomization, form):
+    import tempfile
+
+    import yaml
+
+    from kubelite.kustomize import KustomizeError, build, render
+
+    with tempfile.TemporaryDirectory() as folder:
+        text = yaml.safe_dump(kustomization) if form == "yaml" else json.dumps(kustomization)
+        with open(os.path.join(folder, "kustomization.yaml"), "w") as out:
+            out.write(text)
+        with open(os.path.join(folder, "cm.yaml"), "w") as out:
+            out.write("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n")
+        try:
+            render(build(folder))
+        except KustomizeError:
+            pass

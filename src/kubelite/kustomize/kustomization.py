@@ -184,8 +184,16 @@ def parse(text: str, path: str) -> dict:
         if name in _ITEM_TYPES:
             _check_items(name, value)
         _check_struct(value, _STRUCTS.get(name))
-        canonical[name] = value
+        canonical[name] = _zero_structs(name, value)
     return canonical
+
+
+def _zero_structs(name: str, value: object) -> object:
+    """A null item of a list of structs decodes to the zero struct in Go: {} here."""
+    go_type = _FIELD_TYPES.get(name, "")
+    if isinstance(value, list) and go_type.startswith("[]types.") and go_type != "[]types.PatchStrategicMerge":
+        return [{} if item is None else item for item in value]
+    return value
 
 
 def is_empty(k: dict) -> bool:
