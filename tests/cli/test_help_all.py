@@ -30,11 +30,11 @@ COMMANDS = [
     "config delete-user", "config get-clusters", "config get-users", "config rename-context",
     "rollout", "rollout status", "rollout history", "rollout undo", "rollout pause", "rollout resume", "rollout restart",
     "cordon", "uncordon", "drain", "taint", "top", "top node", "top pod",
-    "logs", "attach", "exec", "port-forward", "cp", "debug", "events", "wait",
+    "logs", "attach", "exec", "port-forward", "cp", "debug", "events", "wait", "auth can-i", "auth whoami",
 ]
 # kubectl subcommands kubelite does not have
 NOT_IMPLEMENTED: dict = {}
-NOT_IMPLEMENTED_TOP = {"certificate", "proxy", "auth", "completion",
+NOT_IMPLEMENTED_TOP = {"certificate", "proxy", "completion",
                        "plugin"}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)
 MISSING_FLAGS = {

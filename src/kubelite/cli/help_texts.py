@@ -382,6 +382,9 @@ def _merge_other_commands() -> None:
     HELP.update(rollout)
     HELP.update({h.command: h for h in nodes})
     HELP.update(troubleshoot)
+    from kubelite.cli.auth_help import HELP as auth
+
+    HELP.update(auth)
 
 
 _merge_other_commands()

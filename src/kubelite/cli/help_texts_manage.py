@@ -548,6 +548,7 @@ TOP_GROUPS = (
         ("exec", "Run a command in a container"),
         ("port-forward", "Forward local ports to a pod"),
         ("cp", "Copy files and directories between this machine and containers"),
+        ("auth", "Inspect authorization"),
         ("debug", "Create debugging sessions for workloads and nodes"),
         ("events", "List events, oldest first"))),
     ("Advanced Commands", (

@@ -11,6 +11,7 @@ import sys
 COMMANDS: dict[str, str] = {
     "version": "kubelite.cli.version",
     "serve": "kubelite.cli.serve",
+    "auth": "kubelite.cli.auth",
     "kustomize": "kubelite.cli.kustomize",
     "apply": "kubelite.cli.apply",
     "diff": "kubelite.cli.diff",

@@ -19,10 +19,18 @@ class Gate:
         self.api = api
         self.authn = Authenticator(api, token, static_tokens)
         self.authorizer = RBACAuthorizer(api.store)
+        self._policy_ensured = False
         if self.authn.enabled:
+            self._ensure_policy()
+
+    def _ensure_policy(self) -> None:
+        # The in-process door creates the bootstrap policy only once someone is impersonated:
+        # until then nothing reads it, and embedded stores stay as their users left them.
+        if not self._policy_ensured:
             from kubelite.server.auth.bootstrap import ensure_policy
 
-            ensure_policy(api)
+            ensure_policy(self.api)
+            self._policy_ensured = True
 
     @property
     def enabled(self) -> bool:
@@ -33,6 +41,7 @@ class Gate:
         user = self.authn.authenticate(request.path, request.header("authorization"))
         impersonating = impersonation.requested(request.headers)
         if impersonating:
+            self._ensure_policy()
             user = impersonation.impersonate(self.authorizer, user, request.headers)
         if (not self.enabled and not impersonating) or is_public(request.path):
             return user
