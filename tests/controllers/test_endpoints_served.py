@@ -7,24 +7,15 @@ import json
 import pathlib
 import shutil
 import sys
-import time
 
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "server"))
 
 from test_serve_support import KUBECTL, kubectl_at, serving  # noqa: E402
+from test_several_servers import eventually  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not shutil.which(KUBECTL), reason="kubectl not installed")
-
-
-def _eventually(check, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result or time.monotonic() > deadline:
-            return result
-        time.sleep(0.1)
 
 
 def test_kubectl_sees_the_served_address_and_ca(tmp_path):
@@ -35,8 +26,8 @@ def test_kubectl_sees_the_served_address_and_ca(tmp_path):
             got = kubectl_at(server, cache, "get", "endpoints", "kubernetes", "-o", "json")
             return json.loads(got.stdout) if got.returncode == 0 else None
 
-        ep = _eventually(lambda: (e := endpoints()) and e["subsets"][0]["ports"][0]["port"] == server.port and e)
-        assert ep, endpoints()
+        ep = eventually("the kubernetes Endpoints at the served port",
+                        lambda: (e := endpoints()) and e["subsets"][0]["ports"][0]["port"] == server.port and e)
         assert ep["subsets"][0]["addresses"] == [{"ip": "127.0.0.1"}]
         listed = kubectl_at(server, cache, "get", "endpointslices", "kubernetes", "-o",
                             "jsonpath={.endpoints[0].addresses[0]}:{.ports[0].port}")
@@ -48,4 +39,4 @@ def test_kubectl_sees_the_served_address_and_ca(tmp_path):
                              "jsonpath={.data.ca\\.crt}")
             return got.stdout if got.returncode == 0 and got.stdout else None
 
-        assert _eventually(published) == pathlib.Path(server.ca).read_text()
+        assert eventually("kube-root-ca.crt in a new namespace", published) == pathlib.Path(server.ca).read_text()
