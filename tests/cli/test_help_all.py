@@ -175,7 +175,8 @@ def test_every_command_has_help_in_kubectls_layout():
 
 
 _GLOBAL = {"--kubeconfig", "--context", "--cluster", "--user", "--server", "--token", "--namespace", "-n", "-s",
-           "--request-timeout", "--insecure-skip-tls-verify", "--cache-dir", "-v", "--v"}
+           "--request-timeout", "--insecure-skip-tls-verify", "--cache-dir", "-v", "--v",
+           "--as", "--as-group", "--as-uid"}
 
 
 @pytest.mark.parametrize("command", COMMANDS + ["serve"])
