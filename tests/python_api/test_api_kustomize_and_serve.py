@@ -68,3 +68,29 @@ def test_serving_twice_and_the_in_process_api_keeps_working(kube, tmp_path):
     kube.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "after"}})
     events = list(kube.watch("configmaps", name="after", timeout=0.5))
     assert [e["type"] for e in events] == ["ADDED"]
+
+
+def test_lightkube_against_kube_server(kube_server):
+    lightkube = pytest.importorskip("lightkube")
+    from lightkube.models.meta_v1 import ObjectMeta
+    from lightkube.resources.core_v1 import ConfigMap, Pod
+
+    client = lightkube.Client(lightkube.KubeConfig.from_file(os.environ["KUBECONFIG"]))
+    client.create(ConfigMap(metadata=ObjectMeta(name="lk"), data={"a": "1"}))
+    assert kube_server.get("configmaps", "lk")["data"] == {"a": "1"}
+    kube_server.apply(str(MY_NGINX / "deployment.yaml"))
+    pods = sorted(p.metadata.name for p in client.list(Pod, namespace="default", labels={"run": "my-nginx"}))
+    assert pods == sorted(p["metadata"]["name"] for p in kube_server.list("pods", selector="run=my-nginx"))
+    assert len(pods) == 2
+
+
+def test_kr8s_against_kube_server(kube_server):
+    kr8s = pytest.importorskip("kr8s")
+    from kr8s.objects import ConfigMap
+
+    api = kr8s.api(kubeconfig=os.environ["KUBECONFIG"])
+    kube_server.apply(str(MY_NGINX / "deployment.yaml"))
+    pods = list(kr8s.get("pods", namespace="default", label_selector={"run": "my-nginx"}, api=api))
+    assert len(pods) == 2
+    ConfigMap({"metadata": {"name": "k8", "namespace": "default"}, "data": {"b": "2"}}, api=api).create()
+    assert kube_server.get("configmaps", "k8")["data"] == {"b": "2"}
