@@ -31,6 +31,8 @@ FILES = {
                       "  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n"
                       "      labels: {app: web}\n    spec:\n      containers:\n      - name: side\n"
                       "        image: busybox\n",
+    "deploy_status": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nstatus:\n  conditions:\n"
+                     "  - type: Custom\n    status: 'True'\n    reason: Checked\n",
     "legacy": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy\ndata:\n  a: '1'\n  b: '2'\n",
     "legacy_v2": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy\ndata:\n  a: '1'\n  c: '3'\n",
 }
@@ -52,6 +54,10 @@ COMMANDS = [
     "apply --server-side --field-manager=side -f {deploy_sidecar}",
     f"get deployment web {MANAGED}",
     "get deployment web -o jsonpath={.spec.template.spec.containers[*].name}",
+    "apply --server-side --subresource=status --field-manager=checker -f {deploy_status}",
+    "get deployment web -o jsonpath={.status.conditions[?(@.type=='Custom')].reason}",
+    "apply --server-side --subresource=scale -f {deploy_status}",
+    "apply --server-side --subresource=foo -f {deploy_status}",
     "apply -f {legacy}",
     "apply --server-side -f {legacy}",
     f"get configmap legacy {MANAGED}",

@@ -74,7 +74,7 @@ class ServerSideApplier(Applier):
         except ApiError as err:
             if err.code == 409 and err.reason == "Conflict" and "Apply failed" in err.message:
                 raise ApplyConflict(err.message + CONFLICT_ADVICE) from None
-            raise sourced("patching", item.source, err) from None
+            raise  # kubectl reports the server's answer as it is (no source)
 
     def _save_last_applied(self, item: Item, obj: dict) -> dict:
         """An object that carries a client-side apply annotation gets the applied configuration in it."""
