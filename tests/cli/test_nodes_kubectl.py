@@ -136,7 +136,7 @@ def _fill(text: str, side: dict) -> str:
 def _normal(text: str, side: dict) -> str:
     text = re.sub(rf"\b{side['n1']}\b", "N1", text)
     text = re.sub(rf"\b{side['n2']}\b", "N2", text)
-    text = re.sub(rf"(?<![\w-]){side['ns']}/", "NS/", text)
+    text = re.sub(rf"(?<![\w-]){side['ns']}/", "NS/", text).replace(f'-n "{side["ns"]}"', '-n "NS"')
     text = text.replace(f"side={side['ns']}", "side=SIDE").replace(f"side: {side['ns']}", "side: SIDE")
     text = re.sub(r"-[a-z0-9]{8,10}-[a-z0-9]{5}\b", "-<rs>-<x>", text)
     text = re.sub(r"\b(agent)-[a-z0-9]{5}\b", r"\1-<x>", text)
@@ -181,6 +181,12 @@ def test_cordon_taint_top_match_kubectl(four_nodes):
 
 def test_drain_matches_kubectl(four_nodes):
     kubectl, kubelite = four_nodes
+    bare = WORKLOADS.split("---\n")[-1]
+    for side in SIDES.values():  # NoExecute taints of the node commands may have evicted it
+        assert kubectl.run("-n", side["ns"], "apply", "-f", "-", stdin=_fill(bare, side)).returncode == 0
+        r = kubectl.run("-n", side["ns"], "wait", "--for=jsonpath={.status.phase}=Running", "pod/bare",
+                        "--timeout=60s")
+        assert r.returncode == 0, r.stderr
     split = DRAIN_COMMANDS.index("drain N1 --ignore-daemonsets --delete-emptydir-data --force --timeout=60s")
     mismatches = _compare(kubectl, kubelite, DRAIN_COMMANDS[:split], unordered=True)
     for side in SIDES.values():  # the dry runs evicted nothing

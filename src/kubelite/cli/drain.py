@@ -6,6 +6,7 @@ PodDisruptionBudgets are enforced by the server's eviction subresource (429 is r
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from kubelite.cli import common
@@ -213,17 +214,29 @@ def _drain_node(args, node_name: str, dry_run: str, timeout: float | None) -> No
         return
     deadline = None if timeout is None else time.monotonic() + timeout
     evict = not args.disable_eviction
-    failures = []
-    waiting = []
-    for pod in pods:
-        error = _remove(sess, args, pod, evict, dry_run, deadline)
-        if error:
-            failures.append(error)
-        elif dry_run != "server":
-            waiting.append(pod)
+    # Every pod is evicted at once, as kubectl does (one goroutine each): a budget's 429 and its
+    # 5 s retry are then met by all of them together.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(len(pods), 32)) as pool:
+        errors = list(pool.map(lambda pod: _remove(sess, args, pod, evict, dry_run, deadline), pods))
+    failures = [error for error in errors if error]
+    waiting = [pod for pod, error in zip(pods, errors) if not error and dry_run != "server"]
     failures.extend(_wait_gone(sess, waiting, evict, deadline, timeout))
     if failures:
+        _report_pending(args, sess, node_name, failures)
         raise DrainFailed(failures)
+
+
+def _report_pending(args, sess, node_name: str, failures: list[str]) -> None:
+    """What kubectl lists after a failed eviction: the pods still to go from the node."""
+    pending, _, _ = pods_to_delete(args, sess, node_name)
+    if pending:
+        error = failures[0] if len(failures) == 1 else "[" + ", ".join(failures) + "]"
+        sys.stdout.flush()
+        sys.stderr.write(f'There are pending pods in node "{node_name}" when an error occurred: {error}\n' +
+                         "".join(f"pod/{p['metadata']['name']}\n" for p in pending))
+        sys.stderr.flush()
 
 
 def _remove(sess, args, pod: dict, evict: bool, dry_run: str, deadline: float | None) -> str | None:
@@ -240,10 +253,10 @@ def _remove(sess, args, pod: dict, evict: bool, dry_run: str, deadline: float | 
     while True:
         if evict:
             suffix = " (server dry run)" if dry_run == "server" else ""
-            sys.stdout.write(f"evicting pod {ns}/{name}{suffix}\n")
-            sys.stdout.flush()
+            _say(sys.stdout, f"evicting pod {ns}/{name}{suffix}\n")
         if deadline is not None and time.monotonic() > deadline:
-            return f'error when evicting pods/"{name}" -n "{ns}": global timeout reached: {args.timeout}'
+            return f'error when evicting pods/"{name}" -n "{ns}": global timeout reached: ' \
+                   f'{_go_duration(common.parse_duration(args.timeout))}'
         try:
             if evict:
                 body = {"apiVersion": "policy/v1", "kind": "Eviction",
@@ -259,14 +272,22 @@ def _remove(sess, args, pod: dict, evict: bool, dry_run: str, deadline: float | 
             if err.code == 404:
                 return None
             if err.code == 429 and evict:
-                sys.stdout.flush()
-                sys.stderr.write(f'error when evicting pods/"{name}" -n "{ns}" (will retry after 5s): '
-                                 f"{common.error_message(err).removeprefix('error: ')}\n")
-                sys.stderr.flush()
-                time.sleep(RETRY_AFTER)
+                _say(sys.stderr, f'error when evicting pods/"{name}" -n "{ns}" (will retry after 5s): {err.message}\n')
+                time.sleep(RETRY_AFTER)  # kubectl's fixed pause before asking again
                 continue
             verb = "evicting" if evict else "deleting"
             return f'error when {verb} pods/"{name}" -n "{ns}": {err.message}'
+
+
+_OUTPUT = threading.Lock()
+
+
+def _say(stream, line: str) -> None:
+    """One whole line from one of the concurrent evictions."""
+    with _OUTPUT:
+        sys.stdout.flush()
+        stream.write(line)
+        stream.flush()
 
 
 def _wait_gone(sess, pods: list[dict], evict: bool, deadline: float | None, timeout: float | None) -> list[str]:

@@ -11,6 +11,7 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.cronjob import CronJobController
     from kubelite.server.controllers.daemonset import DaemonSetController
     from kubelite.server.controllers.deployment import DeploymentController
+    from kubelite.server.controllers.disruption import DisruptionController
     from kubelite.server.controllers.endpoints import EndpointsController
     from kubelite.server.controllers.endpointslice import EndpointSliceController, EndpointSliceMirroringController
     from kubelite.server.controllers.garbagecollector import GarbageCollector
@@ -29,4 +30,4 @@ def default_controllers() -> list[type]:
             ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
             SimulatedNodes, NodeLifecycle, TaintEviction, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
             EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController,
-            SystemNamespaces]
+            SystemNamespaces, DisruptionController]

@@ -14,6 +14,7 @@ import json
 
 from kubelite.server import errors, podlogs
 from kubelite.server.clock import parse_time
+from kubelite.server.controllers.disruption import evict_check
 from kubelite.server.controllers.nodes import SIMULATED_ANNOTATION
 from kubelite.server.core import DeleteOptions
 from kubelite.server.handlers import jsonbody
@@ -299,9 +300,10 @@ def _set_scheduled(pod: dict, now: str) -> None:
 
 def _evict(api, request, r, namespace: str, name: str, body: dict):
     options = body.get("deleteOptions") or {}
-    api.get(r, namespace, name)  # 404 for a missing Pod, as the eviction REST does
+    pod = api.get(r, namespace, name)  # 404 for a missing Pod, as the eviction REST does
     grace = options.get("gracePeriodSeconds") if isinstance(options, dict) else None
     # `kubectl drain --dry-run=server` asks for it in the Eviction's deleteOptions.
     dry_run = isinstance(options, dict) and isinstance(options.get("dryRun"), list) and "All" in options["dryRun"]
+    evict_check(api, pod, dry_run)  # PodDisruptionBudgets: 429 when the budget is spent
     api.delete(r, namespace, name, DeleteOptions(grace_period_seconds=grace, dry_run=dry_run))
     return json_response(errors.success_status(code=201), status=201, request=request)
