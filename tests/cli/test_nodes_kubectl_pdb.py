@@ -70,3 +70,42 @@ def test_drain_stops_at_the_disruption_budget(tmp_path):
 
 
 
+
+
+def test_budget_status_and_evictions_in_process():
+    """The controller's counts for a percentage maxUnavailable over a Deployment, an eviction
+    spending one disruption, and the 429 once the budget is spent (fake clock, whole cluster)."""
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+              "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "web"}},
+                       "template": {"metadata": {"labels": {"app": "web"}},
+                                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web"},
+           "spec": {"maxUnavailable": "50%", "selector": {"matchLabels": {"app": "web"}}}}
+    with Cluster("memory://", clock=FakeClock()) as cluster, cluster.http_client() as api:
+        assert api.post("/apis/apps/v1/namespaces/default/deployments", json=deploy).is_success
+        assert api.post("/apis/policy/v1/namespaces/default/poddisruptionbudgets", json=pdb).is_success
+        cluster.advance(2)
+        status = api.get("/apis/policy/v1/namespaces/default/poddisruptionbudgets/web").json()["status"]
+        assert {k: status[k] for k in ("expectedPods", "desiredHealthy", "currentHealthy", "disruptionsAllowed")} == \
+            {"expectedPods": 4, "desiredHealthy": 2, "currentHealthy": 4, "disruptionsAllowed": 2}
+        assert [(c["type"], c["status"], c["reason"]) for c in status["conditions"]] == \
+            [("DisruptionAllowed", "True", "SufficientPods")]
+        pods = [p["metadata"]["name"] for p in api.get("/api/v1/namespaces/default/pods").json()["items"]]
+
+        def evict(name):
+            return api.post(f"/api/v1/namespaces/default/pods/{name}/eviction",
+                            json={"apiVersion": "policy/v1", "kind": "Eviction",
+                                  "metadata": {"name": name, "namespace": "default"}})
+        assert evict(pods[0]).status_code == 201
+        assert evict(pods[1]).status_code == 201
+        denied = evict(pods[2])
+        assert denied.status_code == 429
+        body = denied.json()
+        assert body["message"] == "Cannot evict pod as it would violate the pod's disruption budget."
+        assert body["details"]["causes"][0]["reason"] == "DisruptionBudget"
+        cluster.advance(2)  # the replacements run: the budget allows two disruptions again
+        status = api.get("/apis/policy/v1/namespaces/default/poddisruptionbudgets/web").json()["status"]
+        assert (status["currentHealthy"], status["disruptionsAllowed"]) == (4, 2)
