@@ -1,0 +1,211 @@
+"""RBAC: rules, bindings, aggregation, the bootstrap policy, kube-apiserver's 403 texts for every
+verb, and the access-review APIs (whose answers never touch the store).
+
+The 403 sentence is kube-apiserver's (responsewriters' forbiddenMessage, checked against the
+recorded bodies in tests/data/reference/apiserver/errors by tests/server/test_auth.py); the
+reasons of allowed reviews follow the RBAC authorizer's wording.
+"""
+from __future__ import annotations
+
+import pytest
+
+from kubelite.server.clock import FakeClock
+from kubelite.server.cluster import Cluster
+
+ADMIN = {"Authorization": "Bearer admin-token"}
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+AUTHZ = "/apis/authorization.k8s.io/v1"
+
+
+@pytest.fixture
+def http():
+    with Cluster("memory://", clock=FakeClock(), token="admin-token", controllers=False) as c:
+        with c.http_client() as client:
+            yield client
+
+
+def create(http, path, body):
+    r = http.post(path, headers=ADMIN, json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def as_user(name, *groups):
+    headers = {**ADMIN, "Impersonate-User": name}
+    if groups:
+        headers["Impersonate-Group"] = ", ".join(groups)
+    return headers
+
+
+def role(http, name, rules, namespace="default"):
+    return create(http, f"{RBAC}/namespaces/{namespace}/roles", {"metadata": {"name": name}, "rules": rules})
+
+
+def bind(http, name, role_name, subjects, namespace="default", kind="Role"):
+    body = {"metadata": {"name": name}, "subjects": subjects,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role_name}}
+    path = f"{RBAC}/namespaces/{namespace}/rolebindings" if namespace else f"{RBAC}/clusterrolebindings"
+    return create(http, path, body)
+
+
+def user(name):
+    return {"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": name}
+
+
+def test_bootstrap_policy_is_created(http):
+    names = {i["metadata"]["name"] for i in http.get(f"{RBAC}/clusterroles", headers=ADMIN).json()["items"]}
+    assert {"cluster-admin", "admin", "edit", "view", "system:discovery", "system:basic-user",
+            "system:public-info-viewer", "system:aggregate-to-view"} <= names
+    binding = http.get(f"{RBAC}/clusterrolebindings/cluster-admin", headers=ADMIN).json()
+    assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                                    "name": "system:masters"}]
+
+
+@pytest.mark.parametrize("method,path,message", [
+    ("GET", "/api/v1/namespaces/default/secrets/s",
+     'secrets "s" is forbidden: User "jane" cannot get resource "secrets" in API group "" in the namespace "default"'),
+    ("GET", "/api/v1/namespaces/default/secrets?watch=true",
+     'secrets is forbidden: User "jane" cannot watch resource "secrets" in API group "" in the namespace "default"'),
+    ("DELETE", "/api/v1/namespaces/default/secrets",
+     'secrets is forbidden: User "jane" cannot deletecollection resource "secrets" in API group "" in the '
+     'namespace "default"'),
+    ("GET", "/api/v1/nodes",
+     'nodes is forbidden: User "jane" cannot list resource "nodes" in API group "" at the cluster scope'),
+    ("GET", "/apis/apps/v1/namespaces/default/deployments/d/scale",
+     'deployments.apps "d" is forbidden: User "jane" cannot get resource "deployments/scale" in API group "apps" '
+     'in the namespace "default"'),
+    ("GET", "/metrics", 'forbidden: User "jane" cannot get path "/metrics"'),
+])
+def test_forbidden_messages(http, method, path, message):
+    r = http.request(method, path, headers=as_user("jane"))
+    assert r.status_code == 403
+    assert r.json()["message"] == message
+    assert r.json()["reason"] == "Forbidden"
+
+
+def test_dry_run_create_is_authorized_like_a_create(http):
+    r = http.post("/api/v1/namespaces/default/configmaps?dryRun=All", headers=as_user("jane"),
+                  json={"metadata": {"name": "x"}})
+    assert r.status_code == 403
+    assert "cannot create resource" in r.json()["message"]
+
+
+def test_role_rules_verbs_resource_names_and_subresources(http):
+    role(http, "cm-reader", [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"],
+                              "resourceNames": ["allowed"]},
+                             {"apiGroups": ["apps"], "resources": ["deployments/scale"], "verbs": ["get"]}])
+    bind(http, "jane-cm", "cm-reader", [user("jane")])
+    create(http, "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "allowed"}})
+    create(http, "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "other"}})
+    assert http.get("/api/v1/namespaces/default/configmaps/allowed", headers=as_user("jane")).status_code == 200
+    assert http.get("/api/v1/namespaces/default/configmaps/other", headers=as_user("jane")).status_code == 403
+    assert http.get("/api/v1/namespaces/default/configmaps", headers=as_user("jane")).status_code == 403
+    assert http.get("/api/v1/namespaces/other/configmaps/allowed", headers=as_user("jane")).status_code == 403
+    assert http.get("/apis/apps/v1/namespaces/default/deployments/d", headers=as_user("jane")).status_code == 403
+    # the subresource is allowed: the request goes through (404: no such deployment)
+    assert http.get("/apis/apps/v1/namespaces/default/deployments/d/scale",
+                    headers=as_user("jane")).status_code == 404
+
+
+def test_group_subjects_and_cluster_role_in_a_namespace(http):
+    bind(http, "devs-edit", "edit", [{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "devs"}],
+         kind="ClusterRole")
+    headers = as_user("bob", "devs")
+    r = http.post("/api/v1/namespaces/default/configmaps", headers=headers, json={"metadata": {"name": "c"}})
+    assert r.status_code == 201, r.text
+    assert http.get("/api/v1/namespaces/kube-system/configmaps", headers=headers).status_code == 403
+    assert http.get("/api/v1/namespaces/default/configmaps", headers=as_user("bob")).status_code == 403
+
+
+def test_service_account_subject_and_wildcards(http):
+    create(http, f"{RBAC}/clusterroles", {"metadata": {"name": "all-apps"},
+                                          "rules": [{"apiGroups": ["apps"], "resources": ["*"], "verbs": ["*"]},
+                                                    {"nonResourceURLs": ["/metrics*"], "verbs": ["get"]}]})
+    bind(http, "bot-apps", "all-apps", [{"kind": "ServiceAccount", "name": "bot", "namespace": "ci"}],
+         namespace="", kind="ClusterRole")
+    headers = as_user("system:serviceaccount:ci:bot")
+    assert http.get("/apis/apps/v1/statefulsets", headers=headers).status_code == 200
+    assert http.get("/api/v1/pods", headers=headers).status_code == 403
+    assert http.get("/metrics/x", headers=headers).status_code != 403
+
+
+def test_aggregated_cluster_role_picks_up_labelled_roles(http):
+    create(http, f"{RBAC}/clusterroles", {"metadata": {"name": "widgets-view", "labels": {
+        "rbac.authorization.k8s.io/aggregate-to-view": "true"}},
+        "rules": [{"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["list"]}]})
+    bind(http, "jane-admin", "admin", [user("jane")], kind="ClusterRole")
+    attrs = {"namespace": "default", "verb": "list", "group": "example.com", "resource": "widgets"}
+    r = http.post(f"{AUTHZ}/selfsubjectaccessreviews", headers=as_user("jane"),
+                  json={"spec": {"resourceAttributes": attrs}})
+    assert r.json()["status"]["allowed"] is True  # admin aggregates edit, edit view, view the new role
+    attrs["namespace"] = "other"
+    r = http.post(f"{AUTHZ}/selfsubjectaccessreviews", headers=as_user("jane"),
+                  json={"spec": {"resourceAttributes": attrs}})
+    assert r.json()["status"]["allowed"] is False
+    assert http.get("/apis/apps/v1/namespaces/default/deployments", headers=as_user("jane")).status_code == 200
+
+
+def test_self_subject_access_review_answers_with_the_rbac_reason(http):
+    role(http, "pod-reader", [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}])
+    bind(http, "jane-pods", "pod-reader", [user("jane")])
+    spec = {"resourceAttributes": {"namespace": "default", "verb": "list", "resource": "pods"}}
+    r = http.post(f"{AUTHZ}/selfsubjectaccessreviews", headers=as_user("jane"), json={"spec": spec})
+    assert r.status_code == 201
+    assert r.json()["status"] == {"allowed": True, "reason": 'RBAC: allowed by RoleBinding "jane-pods/default" of '
+                                                            'Role "pod-reader" to User "jane"'}
+    spec["resourceAttributes"]["verb"] = "delete"
+    assert http.post(f"{AUTHZ}/selfsubjectaccessreviews", headers=as_user("jane"),
+                     json={"spec": spec}).json()["status"] == {"allowed": False}
+    # masters are allowed before RBAC is asked: no reason
+    assert create(http, f"{AUTHZ}/selfsubjectaccessreviews", {"spec": spec})["status"] == {"allowed": True}
+
+
+def test_subject_access_reviews(http):
+    bind(http, "jane-view", "view", [user("jane")], kind="ClusterRole")
+    attrs = {"namespace": "default", "verb": "get", "resource": "configmaps"}
+    sar = create(http, f"{AUTHZ}/subjectaccessreviews", {"spec": {"user": "jane", "resourceAttributes": attrs}})
+    assert sar["status"]["allowed"] is True
+    assert sar["status"]["reason"] == ('RBAC: allowed by RoleBinding "jane-view/default" of ClusterRole "view" '
+                                       'to User "jane"')
+    lsar = create(http, f"{AUTHZ}/namespaces/default/localsubjectaccessreviews",
+                  {"spec": {"user": "jane", "resourceAttributes": attrs}})
+    assert lsar["metadata"]["namespace"] == "default" and lsar["status"]["allowed"] is True
+    r = http.post(f"{AUTHZ}/namespaces/other/localsubjectaccessreviews", headers=ADMIN,
+                  json={"spec": {"user": "jane", "resourceAttributes": attrs}})
+    assert r.status_code == 422
+    r = http.post(f"{AUTHZ}/subjectaccessreviews", headers=ADMIN, json={"spec": {"resourceAttributes": attrs}})
+    assert r.status_code == 422
+    assert "at least one of user or group must be specified" in r.json()["message"]
+    r = http.post(f"{AUTHZ}/selfsubjectaccessreviews", headers=ADMIN, json={"spec": {}})
+    assert r.status_code == 422
+    # a user without a grant may not ask about others
+    r = http.post(f"{AUTHZ}/subjectaccessreviews", headers=as_user("jane"),
+                  json={"spec": {"user": "bob", "resourceAttributes": attrs}})
+    assert r.status_code == 403
+    stored = http.get(f"{RBAC}/clusterroles", headers=ADMIN).json()["metadata"]["resourceVersion"]
+    create(http, f"{AUTHZ}/subjectaccessreviews", {"spec": {"user": "jane", "resourceAttributes": attrs}})
+    assert http.get(f"{RBAC}/clusterroles", headers=ADMIN).json()["metadata"]["resourceVersion"] == stored
+
+
+def test_self_subject_rules_review(http):
+    role(http, "pod-reader", [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"], "resourceNames": ["p"]}])
+    bind(http, "jane-pods", "pod-reader", [user("jane")])
+    r = http.post(f"{AUTHZ}/selfsubjectrulesreviews", headers=as_user("jane"), json={"spec": {"namespace": "default"}})
+    status = r.json()["status"]
+    assert {"verbs": ["get"], "apiGroups": [""], "resources": ["pods"], "resourceNames": ["p"]} \
+        in status["resourceRules"]
+    assert {"verbs": ["create"], "apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"]} \
+        in status["resourceRules"]
+    assert status["incomplete"] is False
+    other = http.post(f"{AUTHZ}/selfsubjectrulesreviews", headers=as_user("jane"),
+                      json={"spec": {"namespace": "other"}}).json()["status"]["resourceRules"]
+    assert not any(rule["resources"] == ["pods"] for rule in other)
+
+
+def test_binding_takes_effect_on_the_next_request_and_removal_too(http):
+    path = "/api/v1/namespaces/default/configmaps"
+    assert http.get(path, headers=as_user("jane")).status_code == 403
+    bind(http, "jane-view", "view", [user("jane")], kind="ClusterRole")
+    assert http.get(path, headers=as_user("jane")).status_code == 200
+    assert http.delete(f"{RBAC}/namespaces/default/rolebindings/jane-view", headers=ADMIN).status_code == 200
+    assert http.get(path, headers=as_user("jane")).status_code == 403
