@@ -101,6 +101,9 @@ class ControllerManager:
 
     def stop(self) -> None:
         self._stopping.set()
+        watcher = self._watcher
+        if watcher is not None:
+            watcher.close()  # wakes the worker out of its idle wait at once
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout=10)
