@@ -178,3 +178,72 @@ def test_finished_pods_give_their_room_back(cluster, api):
     cluster.advance(2)  # `done` has Succeeded
     assert api.get(f"{NS}/done").json()["status"]["phase"] == "Succeeded"
     assert api.get(f"{NS}/next").json()["spec"].get("nodeName") == "node-a"
+
+
+def _term(labels: dict, key: str = "kubernetes.io/hostname") -> dict:
+    return {"labelSelector": {"matchLabels": labels}, "topologyKey": key}
+
+
+def _with_affinity(name: str, labels: dict, kind: str, terms: list) -> dict:
+    return pod(name, metadata={"labels": labels},
+               affinity={kind: {"requiredDuringSchedulingIgnoredDuringExecution": terms}})
+
+
+def test_required_pod_anti_affinity_spreads_pods_one_per_node():
+    with Cluster("memory://", clock=FakeClock(), nodes=3) as cluster, cluster.http_client() as api:
+        cluster.settle()
+        for i in range(4):
+            body = _with_affinity(f"p{i}", {"app": "db"}, "podAntiAffinity", [_term({"app": "db"})])
+            assert api.post(NS, json=body).status_code == 201
+            cluster.settle()
+        nodes = [api.get(f"{NS}/p{i}").json()["spec"].get("nodeName") for i in range(4)]
+        assert sorted(nodes[:3]) == ["node-a", "node-b", "node-c"] and nodes[3] is None
+        assert _failed_message(api, "p3") == (
+            "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are "
+            "available: 3 No preemption victims found for incoming pod.")
+
+
+def test_required_pod_affinity_follows_the_selected_pods():
+    with Cluster("memory://", clock=FakeClock(), nodes=3) as cluster, cluster.http_client() as api:
+        cluster.settle()
+        assert api.post(NS, json=pod("cache", metadata={"labels": {"app": "cache"}}, nodeName="node-c")).status_code \
+            == 201
+        cluster.settle()
+        for i in range(2):
+            body = _with_affinity(f"web{i}", {"app": "web"}, "podAffinity", [_term({"app": "cache"})])
+            assert api.post(NS, json=body).status_code == 201
+        lonely = _with_affinity("lonely", {"app": "x"}, "podAffinity", [_term({"app": "nothing"})])
+        assert api.post(NS, json=lonely).status_code == 201
+        first = _with_affinity("first", {"app": "self"}, "podAffinity", [_term({"app": "self"})])
+        assert api.post(NS, json=first).status_code == 201
+        cluster.settle()
+        assert {api.get(f"{NS}/web{i}").json()["spec"]["nodeName"] for i in range(2)} == {"node-c"}
+        assert _failed_message(api, "lonely") == (
+            "0/3 nodes are available: 3 node(s) didn't match pod affinity rules. preemption: 0/3 nodes are "
+            "available: 3 Preemption is not helpful for scheduling.")
+        assert api.get(f"{NS}/first").json()["spec"].get("nodeName")  # the first of a self-affine group
+
+
+def test_existing_pods_anti_affinity_keeps_others_away(cluster, api):
+    cluster.settle()
+    loner = _with_affinity("loner", {"app": "loner"}, "podAntiAffinity", [_term({"app": "noisy"})])
+    assert api.post(NS, json=loner).status_code == 201
+    cluster.settle()
+    assert api.post(NS, json=pod("noisy", metadata={"labels": {"app": "noisy"}})).status_code == 201
+    assert api.post(NS, json=pod("quiet", metadata={"labels": {"app": "quiet"}})).status_code == 201
+    cluster.settle()
+    assert _failed_message(api, "noisy") == (
+        "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules. preemption: 0/1 nodes "
+        "are available: 1 No preemption victims found for incoming pod.")
+    assert api.get(f"{NS}/quiet").json()["spec"].get("nodeName") == "node-a"
+    assert api.delete(f"{NS}/loner").status_code == 200
+    cluster.settle()
+    assert api.get(f"{NS}/noisy").json()["spec"].get("nodeName") == "node-a"
+
+
+def test_taints_are_checked_before_node_selectors(cluster, api):
+    cluster.settle()
+    _merge(api, "/api/v1/nodes/node-a", {"spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}})
+    assert api.post(NS, json=pod("both", nodeSelector={"no": "such"})).status_code == 201
+    cluster.settle()
+    assert _failed_message(api, "both").startswith("0/1 nodes are available: 1 node(s) had untolerated taint {k: }.")

@@ -1,9 +1,10 @@
 """The scheduler (kube-scheduler's `default-scheduler`): binds pending Pods to nodes.
 
 A Pod with no `spec.nodeName` whose `schedulerName` is `default-scheduler` is filtered against
-every Node as the default plugins do — cordon (`spec.unschedulable`), `nodeSelector` and required
-node affinity, NoSchedule/NoExecute taints against tolerations, the node's pod count, and the
-sum of the requests of the pods on it against `allocatable` — then bound through `pods/binding`
+every Node as the default plugins do, in their order — cordon (`spec.unschedulable`),
+NoSchedule/NoExecute taints against tolerations, `nodeSelector` and required node affinity, the
+node's pod count and the sum of the requests of the pods on it against `allocatable`, required
+inter-pod (anti-)affinity (podaffinity.py) — then bound through `pods/binding`
 to the feasible node with the least requested (ties by name). Binding is recorded as a
 `Scheduled` Event; a Pod no node fits gets the `PodScheduled=False` condition (reason
 `Unschedulable`) and a `FailedScheduling` Event with kube-scheduler's message, and is tried again
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from kubelite.server.controllers import podaffinity
 from kubelite.server.controllers.base import STRATEGIC, Controller, EventRecorder, object_key, split_key
 from kubelite.server.controllers.resources import node_allocatable, pod_requests
 from kubelite.server.errors import StatusError
@@ -45,8 +47,9 @@ class Scheduler(Controller):
     def __init__(self, ctx):
         super().__init__(ctx)
         # What each node's pods request, kept up to date from the pod events (no rescans):
-        # pod key -> (node, requests with "pods": 1), and node -> the sums.
-        self._placed: dict[str, tuple[str, dict]] = {}
+        # pod key -> (node, requests with "pods": 1, the pod), and node -> the sums.
+        self._placed: dict[str, tuple[str, dict, dict]] = {}
+        self._anti: set[str] = set()  # placed pods with required anti-affinity (others must respect)
         self._used: dict[str, dict] = {}
         # Pods bound but not yet seen bound in the cache (the real scheduler's "assumed" pods),
         # so that two pods scheduled back to back both count against a node.
@@ -84,6 +87,7 @@ class Scheduler(Controller):
     def _place(self, key: str, node: str | None, pod: dict) -> None:
         """Count `pod` against `node` (None: against no node) instead of where it was counted."""
         before = self._placed.pop(key, None)
+        self._anti.discard(key)
         if before is not None:
             used = self._used[before[0]]
             for resource, amount in before[1].items():
@@ -93,7 +97,9 @@ class Scheduler(Controller):
             used = self._used.setdefault(node, {})
             for resource, amount in requests.items():
                 used[resource] = used.get(resource, 0) + amount
-            self._placed[key] = (node, requests)
+            self._placed[key] = (node, requests, pod)
+            if podaffinity.required_terms(pod, "podAntiAffinity"):
+                self._anti.add(key)
 
     def _retry_unschedulable(self) -> None:
         for key in sorted(self._unschedulable):
@@ -109,9 +115,15 @@ class Scheduler(Controller):
             return
         nodes = sorted(self.cache.list("nodes"), key=lambda n: n["metadata"]["name"])
         usage = self._used
+        placed = None
+        if self._anti or podaffinity.has_pod_affinity([pod]):
+            placed = [(p, n) for n, _, p in self._placed.values()]
+            by_name = {n["metadata"]["name"]: n for n in nodes}
         feasible, reasons = [], Counter()
         for node in nodes:
             why = self._misfit(pod, node, usage.get(node["metadata"]["name"]))
+            if why is None and placed is not None:
+                why = podaffinity.misfit(pod, node, placed, by_name)
             if why is None:
                 feasible.append(node)
             else:
@@ -125,13 +137,14 @@ class Scheduler(Controller):
     def _misfit(self, pod: dict, node: dict, used: dict | None) -> tuple[str, bool] | None:
         """Why `pod` does not fit on `node` (the first failing filter), or None if it fits."""
         spec = pod.get("spec") or {}
+        # kube-scheduler's filter order: NodeUnschedulable, TaintToleration, NodeAffinity, resources.
         if (node.get("spec") or {}).get("unschedulable") and not _tolerates_unschedulable(spec):
             return UNSCHEDULABLE
-        if not matches_node_selector(spec, node):
-            return AFFINITY
         taint = untolerated_taint(spec.get("tolerations") or [], (node.get("spec") or {}).get("taints") or [])
         if taint is not None:
             return (f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}", False)
+        if not matches_node_selector(spec, node):
+            return AFFINITY
         used = used or {"pods": 0}
         allocatable = node_allocatable(node)
         if used.get("pods", 0) + 1 > allocatable.get("pods", 0):
