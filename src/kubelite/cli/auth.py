@@ -154,7 +154,8 @@ def _can_i(args) -> int:
 
 
 def warn(text: str) -> None:
-    print(f"Warning: {text}", file=sys.stderr)
+    # kubectl's messages end with a newline and its warning printer adds one: a blank line follows
+    print(f"Warning: {text}\n", file=sys.stderr)
 
 
 def _resource_for(sess, typed: str) -> tuple[str, str, bool | None]:
@@ -179,7 +180,7 @@ def _list(sess, namespace: str, no_headers: bool) -> int:
                   "resourceRules": None, "nonResourceRules": None, "incomplete": False}}
     status = _post(sess, f"{AUTHZ}/selfsubjectrulesreviews", review).get("status") or {}
     if status.get("incomplete"):
-        warn(f"the list may be incomplete: {status.get('evaluationError', '')}")
+        print(f"Warning: the list may be incomplete: {status.get('evaluationError', '')}", file=sys.stderr)
     rules = [_rule(r.get("verbs"), r.get("apiGroups"), r.get("resources"), r.get("resourceNames"), None)
              for r in status.get("resourceRules") or ()]
     rules += [_rule(r.get("verbs"), None, None, None, r.get("nonResourceURLs")) for r in status.get("nonResourceRules") or ()]

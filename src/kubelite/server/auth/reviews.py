@@ -61,11 +61,21 @@ def serve(authn, authorizer, request, info, requester: users.UserInfo):
 
 
 def _decode(request, kind: str, version: str) -> dict:
-    try:
-        body = jsonbody.loads(request.body or b"{}")
-    except ValueError:
-        raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
-                                 "couldn't get version/kind; json parse error") from None
+    from kubelite.server.handlers import decode
+
+    if request.content_type == decode.PROTOBUF:  # kubectl's typed clients send protobuf
+        from kubelite.server import protobuf
+
+        try:
+            body = protobuf.decode_body(request.body)
+        except protobuf.ProtobufError as err:
+            raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): {err}") from None
+    else:
+        try:
+            body = jsonbody.loads(request.body or b"{}")
+        except ValueError:
+            raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): "
+                                     "couldn't get version/kind; json parse error") from None
     if not isinstance(body, dict):
         raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind})")
     if body.get("kind") not in (None, "", kind):
