@@ -114,6 +114,8 @@ class SQLiteStore(Store):
     def _initialize(self) -> None:
         conn = self._conn()
         with self._sqlite_errors():
+            # Pages compaction frees go back to the file system (takes effect in a new database).
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode.lower() != "wal":
                 raise StorageError(f"{self.path}: cannot switch SQLite to WAL mode (got {mode})")
@@ -138,6 +140,8 @@ class SQLiteStore(Store):
                     self.path, timeout=60, isolation_level=None, check_same_thread=False
                 )
                 conn.execute("PRAGMA synchronous=FULL")
+                # a WAL reset by a checkpoint is cut back to this size instead of staying at its peak
+                conn.execute(f"PRAGMA journal_size_limit={_WAL_SIZE_LIMIT}")
             with self._connections_lock:
                 if self._closed:
                     conn.close()
@@ -351,6 +355,20 @@ class SQLiteStore(Store):
             conn.execute(
                 "UPDATE meta SET value = ? WHERE name = 'compact_revision'", (revision,)
             )
+        self._reclaim()
+
+    def _reclaim(self) -> None:
+        """Return the pages compaction freed to the file system and checkpoint the WAL, in short
+        steps that never hold the write lock for long (requests go on in between)."""
+        with self._sqlite_errors():
+            conn = self._conn()
+            while conn.execute("PRAGMA freelist_count").fetchone()[0] > 0:
+                with self._transaction(write=True) as step:
+                    before = step.execute("PRAGMA freelist_count").fetchone()[0]
+                    step.execute(f"PRAGMA incremental_vacuum({_VACUUM_STEP})").fetchall()
+                    if step.execute("PRAGMA freelist_count").fetchone()[0] >= before:
+                        break  # not an incremental-vacuum database (made by an older kubelite)
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def close(self) -> None:
         if self._closed:
@@ -362,6 +380,10 @@ class SQLiteStore(Store):
         for conn in connections:
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
+
+
+_WAL_SIZE_LIMIT = 4 * 1024 * 1024
+_VACUUM_STEP = 2048  # pages per step of reclaiming: each step a short write transaction
 
 
 class _Poller:
