@@ -85,24 +85,30 @@ def _sorted_elements(elements) -> list:
 
 # -- FieldsV1 ------------------------------------------------------------------------------------
 
+_MEMBER = None  # a tree node's key marking that the path leading to it is itself a member
+
+
 def encode(paths: Iterable[Path]) -> dict:
     """A field set as a FieldsV1 JSON object: nested elements, "." marking a member with children."""
     tree: dict = {}
-    members: set[Path] = set()
     for path in paths:
         node = tree
         for pe in path:
-            node = node.setdefault(pe, {})
-        members.add(path)
-    return _ordered_tree(tree, (), members)
+            child = node.get(pe)
+            if child is None:
+                child = node[pe] = {}
+            node = child
+        node[_MEMBER] = True
+    return _ordered_tree(tree, top=True)
 
 
-def _ordered_tree(node: dict, prefix: Path, members: set) -> dict:
+def _ordered_tree(node: dict, top: bool = False) -> dict:
     out: dict = {}
-    if node and prefix in members and prefix:
+    member = node.pop(_MEMBER, False)
+    if node and member and not top:
         out["."] = {}
     for pe in _sorted_elements(node):
-        out[pe] = _ordered_tree(node[pe], prefix + (pe,), members)
+        out[pe] = _ordered_tree(node[pe])
     return out
 
 
