@@ -257,6 +257,36 @@ def cli_bad_inputs(n: int) -> None:
         print("kustomize bad inputs: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
+def sqlite_soak(seconds: float, interval: float) -> None:
+    """Updates of 465 live objects for `seconds`, compacted every `interval` as `kubelite serve`
+    compacts (every 5 minutes by default): the file and its WAL against the live data."""
+    import os
+
+    from kubelite.server.storage.compactor import Compactor
+    from kubelite.server.storage.sqlite import SQLiteStore
+
+    value = b"x" * 2000
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "state.db")
+        store = SQLiteStore(path)
+        compactor = Compactor(store, interval).start()
+        try:
+            for i in range(465):
+                store.create(f"/registry/soak/{i}", value)
+            writes, deadline = 0, time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                key = f"/registry/soak/{writes % 465}"
+                store.update(key, value, store.get(key).mod_revision)
+                writes += 1
+        finally:
+            compactor.stop()
+        total = sum(os.path.getsize(path + s) for s in ("", "-wal") if os.path.exists(path + s))
+        live = 465 * len(value)
+        store.close()
+    print(f"{'SQLite after ' + str(writes) + ' updates (' + str(int(seconds)) + ' s)':<46} "
+          f"{total / 2**20:7.1f} MiB for {live / 2**20:.1f} MiB live ({total / live:.1f}x)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="small and quick (CI)")
@@ -271,6 +301,7 @@ def main() -> int:
         return 0
 
     cli_bad_inputs(5 if args.smoke else 60)
+    sqlite_soak(*((10, 3) if args.smoke else (180, 30)))
     phases = [lambda s: healthz_under_attack(s, 20 if args.smoke else 200),
               lambda s: bad_inputs(s, 50 if args.smoke else 2000),
               lambda s: stalled_watchers(s, 200 if args.smoke else 6000)]
