@@ -129,7 +129,7 @@ class FieldManager:
             entries = self._before_first_apply(r, live_clean, subresource)
         try:
             applied = {p for p in typed.field_set(config, schema, check_types=True) if kept(p)}
-        except typed.TypeError_ as err:
+        except typed.ValueMismatch as err:
             raise _typed_patch_error(r, config, err) from None
         ident = (manager, mf.APPLY, "", subresource)
         last = mf.find(entries, ident)
@@ -167,7 +167,7 @@ class FieldManager:
             return conflicts
         try:
             allowed = typed.field_set(json.loads(text), schema)
-        except (ValueError, typed.TypeError_, AttributeError):
+        except (ValueError, typed.ValueMismatch, AttributeError):
             return conflicts
         return [(e, p) for e, p in conflicts if p not in allowed]
 

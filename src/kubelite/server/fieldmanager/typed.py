@@ -18,7 +18,7 @@ MISSING = object()
 SCALAR, STRUCT, MAP, LIST = "scalar", "struct", "map", "list"
 
 
-class TypeError_(ValueError):
+class ValueMismatch(ValueError):
     """A value that does not fit the schema (kube-apiserver: "failed to create typed ... object")."""
 
     def __init__(self, path: tuple, message: str):
@@ -124,7 +124,7 @@ def item_element(s, item, index: int, path: tuple) -> str:
             if default is None:
                 default = _KEY_DEFAULTS.get(name)
             if default is None:
-                raise TypeError_(path, f'associative list with keys has an element that omits key field "{name}" '
+                raise ValueMismatch(path, f'associative list with keys has an element that omits key field "{name}" '
                                        "(and doesn't have default value)")
             keys[name] = default
         return fp.key_element(keys)
@@ -140,7 +140,7 @@ def _items(s, values: list, path: tuple, allow_duplicates: bool) -> list[tuple[s
     for i, item in enumerate(values):
         pe = item_element(s, item, i, path)
         if pe in seen and not allow_duplicates:
-            raise TypeError_(path, f"duplicate entries for key {fp.to_string((pe,))}")
+            raise ValueMismatch(path, f"duplicate entries for key {fp.to_string((pe,))}")
         seen.add(pe)
         out.append((pe, item))
     return out
@@ -178,7 +178,7 @@ def _set_of(value, s, path: tuple, out: set, check: bool) -> None:
         child = path + (fp.field(key),)
         sub = child_schema(s, key)
         if check and sub is None and _closed_struct(s) and not (isinstance(s, Root) and key in _TYPE_META):
-            raise TypeError_(child, "field not declared in schema")
+            raise ValueMismatch(child, "field not declared in schema")
         _set_of(val, sub, child, out, check)
         if val is None or (isinstance(val, dict) and not val) or not is_struct_field(s, key):
             out.add(child)
@@ -205,7 +205,7 @@ def _check_type(s, value, path: tuple) -> None:
               "integer": isinstance(value, int) and not isinstance(value, bool),
               "number": isinstance(value, (int, float)) and not isinstance(value, bool)}.get(want, True)
         if not ok:
-            raise TypeError_(path, f"expected {want}, got &value.valueUnstructured{{Value:{_go_value(value)}}}")
+            raise ValueMismatch(path, f"expected {want}, got &value.valueUnstructured{{Value:{_go_value(value)}}}")
 
 
 def _go_value(value) -> str:
@@ -406,7 +406,7 @@ def _remove(node, path: tuple, s) -> None:
                 if item_element(ps, item, i, path[:depth]) == pe:
                     index = i
                     break
-            except TypeError_:
+            except ValueMismatch:
                 continue
         if index is None:
             return
