@@ -154,8 +154,11 @@ def evict_check(api, pod: dict, dry_run: bool = False) -> None:
     name = pdb["metadata"]["name"]
     if (status.get("observedGeneration") or 0) < (pdb["metadata"].get("generation") or 0):
         raise _denied(f"The disruption budget {name} is still being processed by the server.")
-    if not healthy(pod) and status.get("currentHealthy", 0) >= status.get("desiredHealthy", 0):
-        return  # an unhealthy pod may go while the budget is met (IfHealthyBudget)
+    if not healthy(pod):
+        if (pdb.get("spec") or {}).get("unhealthyPodEvictionPolicy") == "AlwaysAllow":
+            return
+        if status.get("currentHealthy", 0) >= status.get("desiredHealthy", 0):
+            return  # an unhealthy pod may go while the budget is met (IfHealthyBudget)
     if (status.get("disruptionsAllowed") or 0) <= 0:
         raise _denied(f"The disruption budget {name} needs {status.get('desiredHealthy', 0)} healthy pods and has "
                       f"{status.get('currentHealthy', 0)} currently")
