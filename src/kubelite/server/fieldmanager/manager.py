@@ -153,8 +153,10 @@ class FieldManager:
             entry.time = self.clock.rfc3339()
         result = copy.deepcopy(merged) if live is None else merged
         if manager == "kubectl" and _last_applied(live_clean) is not None:
-            # kubectl's server-side apply keeps a client-side apply annotation in step.
-            result["metadata"]["annotations"][LAST_APPLIED] = _build_last_applied(config)
+            # kubectl's server-side apply keeps a client-side apply annotation in step (after the
+            # ownership bookkeeping, so the entry's time does not follow it).
+            result = _with_last_applied(result, _build_last_applied(config))
+            object_changed = result != live_clean
         meta = result.setdefault("metadata", {})
         _set_managed(meta, mf.encode([e for e in others if e.fields] + [entry]))
         return result, object_changed
@@ -205,6 +207,13 @@ def _last_applied(obj: dict):
     annotations = (obj.get("metadata") or {}).get("annotations")
     value = annotations.get(LAST_APPLIED) if isinstance(annotations, dict) else None
     return value if isinstance(value, str) else None
+
+
+def _with_last_applied(obj: dict, text: str) -> dict:
+    """A copy of `obj` (down to its annotations) with the last-applied annotation set to `text`."""
+    meta = dict(obj.get("metadata") or {})
+    meta["annotations"] = {**(meta.get("annotations") or {}), LAST_APPLIED: text}
+    return {**obj, "metadata": meta}
 
 
 def _build_last_applied(config: dict) -> str:
