@@ -131,3 +131,26 @@ def test_replication_controller_status_and_events(cluster, api):
     sources = {e["source"]["component"] for e in api.get(f"{CORE}/events").json()["items"]
                if e["involvedObject"]["kind"] == "ReplicationController"}
     assert sources == {"replication-controller"}
+
+
+def test_many_pods_make_combined_events_and_the_spam_filter_stops_them(cluster, api):
+    """client-go's correlator: 9 "Created pod" Events, then one combined Event counted up, and no
+    more than 25 writes about one object in a burst (tokens come back one per 5 minutes)."""
+    assert api.post(f"{APPS}/replicasets", json=replica_set(replicas=40)).status_code == 201
+    cluster.settle()
+    created = [e for e in events(api, "frontend") if e[1] == "SuccessfulCreate"]
+    plain = [e for e in created if not e[2].startswith("(combined from similar events): ")]
+    combined = [e for e in created if e[2].startswith("(combined from similar events): ")]
+    assert len(plain) == 9 and len(combined) == 1
+    assert len(plain) + combined[0][3] == 25
+    assert len(items_of(api, f"{CORE}/pods")) == 40
+    cluster.advance(301)  # one token back: the next Event about the ReplicaSet is written
+    r = api.patch(f"{APPS}/replicasets/frontend/scale", content=json.dumps({"spec": {"replicas": 39}}),
+                  headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200
+    cluster.settle()
+    assert [e[1] for e in events(api, "frontend")].count("SuccessfulDelete") == 1
+
+
+def items_of(api, path) -> list[dict]:
+    return api.get(path).json()["items"]

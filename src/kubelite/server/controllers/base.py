@@ -144,13 +144,16 @@ class ApiClient:
 
 class EventRecorder:
     """core/v1 Events as client-go's recorder writes them, with its aggregation: a repeat of the
-    same event bumps `count` and `lastTimestamp` of the one already written, and from the 10th
+    same event bumps `count` and `lastTimestamp` of the one already written, from the 10th
     different message of one object/type/reason within 10 minutes the messages are folded into
-    one "(combined from similar events): ..." Event."""
+    one "(combined from similar events): ..." Event, and each object gets at most 25 writes in a
+    burst, then one per 5 minutes (client-go's spam filter; the rest are dropped)."""
 
     _last_nanos = 0
     SIMILAR_MAX = 10
     SIMILAR_WINDOW = 600.0
+    SPAM_BURST = 25
+    SPAM_REFILL = 300.0  # seconds per token
 
     def __init__(self, client: ApiClient, clock, component: str):
         self._client = client
@@ -160,6 +163,8 @@ class EventRecorder:
         self._seen: _Lru = _Lru()
         # (namespace, involved uid, type, reason) -> (messages seen, clock time of the last)
         self._similar: _Lru = _Lru()
+        # (namespace, involved uid) -> (tokens left, clock time they were counted)
+        self._tokens: _Lru = _Lru()
 
     def normal(self, obj: dict, reason: str, message: str) -> None:
         self.record(obj, "Normal", reason, message)
@@ -172,6 +177,8 @@ class EventRecorder:
         namespace = meta.get("namespace") or "default"
         now = self._clock.rfc3339()
         key, message = self._similar_key(namespace, meta.get("uid"), event_type, reason, message)
+        if not self._take_token(namespace, meta.get("uid")):
+            return
         seen = self._seen.get(key)
         try:
             if seen is not None:
@@ -197,6 +204,17 @@ class EventRecorder:
         except StatusError as err:
             # Events are best effort (a terminating namespace refuses them), as in client-go.
             log.debug("event %s/%s not written: %s", reason, message, err)
+
+    def _take_token(self, namespace: str, uid) -> bool:
+        """The spam filter's token bucket of one object, refilled on the cluster's clock."""
+        now = self._clock.time()
+        tokens, then = self._tokens.get((namespace, uid), (float(self.SPAM_BURST), now))
+        tokens = min(float(self.SPAM_BURST), tokens + (now - then) / self.SPAM_REFILL)
+        if tokens < 1:
+            self._tokens[(namespace, uid)] = (tokens, now)
+            return False
+        self._tokens[(namespace, uid)] = (tokens - 1, now)
+        return True
 
     def _similar_key(self, namespace: str, uid, event_type: str, reason: str, message: str) -> tuple[tuple, str]:
         """The dedup key and message: the event's own, or the combined one of its similar events."""
