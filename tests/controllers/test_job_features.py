@@ -148,3 +148,18 @@ def test_a_job_managed_by_another_controller_is_left_alone(jobs):
     start(cluster, api, job({"managedBy": "example.com/other"}))
     run_for(cluster, 2)
     assert pods(api) == [] and "startTime" not in (status(api) or {})
+
+
+def test_suspending_a_running_job_stops_its_pods_without_failures(jobs):
+    cluster, api = jobs
+    start(cluster, api, job({"parallelism": 2, "completions": 2}, {"sim.example.com/complete": "Running"}))
+    assert len(pods(api)) == 2
+    merge = {"content-type": "application/merge-patch+json"}
+    assert api.patch(f"/apis/batch/v1/namespaces/{NS}/jobs/work", json={"spec": {"suspend": True}},
+                     headers=merge).is_success
+    run_for(cluster, 2)
+    assert pods(api) == []
+    got = status(api)
+    assert "failed" not in got and "active" not in got and "startTime" not in got
+    assert conditions(api) == [("Suspended", "True", "JobSuspended", "Job suspended")]
+    assert [r for _, r, _ in job_events(cluster)].count("SuccessfulDelete") == 2

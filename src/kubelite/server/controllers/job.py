@@ -99,7 +99,7 @@ class JobController(Controller):
             if target[0] == "FailureTarget":
                 self._count_stopped(tally)
         elif suspended:
-            deleted = self._delete_pods(job, tally.active)
+            deleted = self._delete_pods(job, tally.active, untrack=True)
             self._suspend(job, status, now)
         else:
             resumed = self._resume(status, now)
@@ -128,7 +128,6 @@ class JobController(Controller):
         t.unc_failed = list(uncounted.get("failed") or [])
         t.completed = jp.parse_indexes(status.get("completedIndexes"))
         t.failed_indexes = jp.parse_indexes(status.get("failedIndexes"))
-        suspended = bool(spec.get("suspend"))
         indexed = jp.is_indexed(job)
         completions = spec.get("completions")
         for pod in sorted(pods, key=lambda p: p["metadata"].get("creationTimestamp") or ""):
@@ -150,8 +149,8 @@ class JobController(Controller):
                 elif index is not None and index < (completions or 0) and index not in t.failed_indexes:
                     t.completed.add(index)
                 continue
-            if not jp.is_failed(pod, job) or (suspended and jp.phase(pod) != "Failed"):
-                continue  # pods deleted to suspend the Job are not failures
+            if not jp.is_failed(pod, job):
+                continue
             action, message, _ = jp.match_failure_policy(job, pod)
             if action == "Ignore":
                 continue
@@ -202,8 +201,8 @@ class JobController(Controller):
             want = max(0, min(parallelism, completions - succeeded))
         if want < len(t.active):
             extra = sorted(t.active, key=lambda p: (jp.is_ready(p), p["metadata"].get("creationTimestamp") or ""))
-            return 0, self._delete_pods(job, extra[:len(t.active) - want])
-        missing = want - len(t.active)
+            return 0, self._delete_pods(job, extra[:len(t.active) - want], untrack=True)
+        missing = want - len(t.active) - self._terminating_if_replaced_when_failed(job, t)
         if missing and not self._backoff_over(key, job, status, t):
             return 0, 0
         return self._create_pods(key, job, [None] * missing, t), 0
@@ -211,11 +210,16 @@ class JobController(Controller):
     def _manage_indexed(self, key: str, job: dict, t: Tally, parallelism: int, completions: int) -> int:
         busy = {jp.pod_index(p) for p in t.active} | {jp.pod_index(p) for p in t.terminating}
         todo = [i for i in range(completions) if i not in t.completed and i not in busy and i not in t.failed_indexes]
-        room = max(0, parallelism - len(t.active))
+        room = max(0, parallelism - len(t.active) - self._terminating_if_replaced_when_failed(job, t))
         todo = todo[:room]
         if todo and not self._backoff_over(key, job, job.get("status") or {}, t):
             return 0
         return self._create_pods(key, job, todo, t)
+
+    @staticmethod
+    def _terminating_if_replaced_when_failed(job: dict, t: Tally) -> int:
+        """podReplacementPolicy Failed (or a podFailurePolicy): terminating pods still hold their place."""
+        return len(t.terminating) if jp.only_replaces_failed(job) else 0
 
     def _backoff_over(self, key: str, job: dict, status: dict, t: Tally) -> bool:
         """Whether a failed pod's replacement may be created now (else come back when it may)."""
@@ -251,10 +255,15 @@ class JobController(Controller):
                 t.unc_failed.append(uid)
                 t.release.append(pod)
 
-    def _delete_pods(self, job: dict, pods: list[dict]) -> int:
+    def _delete_pods(self, job: dict, pods: list[dict], untrack: bool = False) -> int:
+        """Delete pods. Pods removed to suspend or scale the Job down lose the tracking finalizer
+        first (`untrack`), so they never count as failed, as upstream's deleteJobPods does; a
+        finishing Job's pods keep it and are counted."""
         deleted = 0
         for pod in pods:
             meta = pod["metadata"]
+            if untrack and jp.has_finalizer(pod):
+                self._remove_finalizers([pod])
             if self.client.delete("pods", meta.get("namespace"), meta["name"], uid=meta.get("uid")):
                 deleted += 1
                 self.events.normal(job, "SuccessfulDelete", f"Deleted pod: {meta['name']}")
