@@ -102,7 +102,8 @@ def test_volume_claim_templates_make_one_claim_per_pod(sts):
         set_events(cluster)
     patch(cluster, api, {"spec": {"replicas": 1}})
     scaled = api.get(f"/api/v1/namespaces/{NS}/persistentvolumeclaims/data-db-1").json()
-    assert [r["kind"] for r in scaled["metadata"]["ownerReferences"]] == ["StatefulSet", "Pod"]
+    assert [(r["kind"], r["name"], r["controller"]) for r in scaled["metadata"]["ownerReferences"]] == \
+        [("Pod", "db-1", True)]
 
 
 def test_ordinals_start_names_the_pods_from_it(sts):

@@ -213,7 +213,7 @@ class StatefulSetController(Controller):
             self._release_scaled_claims(sts, pod)
 
     def _release_scaled_claims(self, sts: dict, pod: dict) -> None:
-        """whenScaled: Delete — a condemned pod's claims are owned by the pod, so they go with it."""
+        """whenScaled: Delete — a condemned pod's claims are owned by the pod (only), so they go with it."""
         spec = sts.get("spec") or {}
         if (spec.get("persistentVolumeClaimRetentionPolicy") or {}).get("whenScaled") != "Delete":
             return
@@ -224,15 +224,15 @@ class StatefulSetController(Controller):
         ns = sts["metadata"].get("namespace")
         for template in spec.get("volumeClaimTemplates") or []:
             claim_name = f"{(template.get('metadata') or {}).get('name')}-{pod['metadata']['name']}"
-            ref = {"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"],
-                   "controller": False, "blockOwnerDeletion": True}
             claim = self.client.get("persistentvolumeclaims", ns, claim_name)
             if claim is None:
                 continue
-            refs = [r for r in claim["metadata"].get("ownerReferences") or [] if r.get("uid") != ref["uid"]]
-            # The pod joins the set (whenDeleted: Delete) as an owner; resourceVersion guards the list.
+            # As upstream: the set's and the pod's refs scrubbed, the pod's controller ref added.
+            mine = {sts["metadata"].get("uid"), pod["metadata"].get("uid")}
+            refs = [r for r in claim["metadata"].get("ownerReferences") or [] if r.get("uid") not in mine]
             self.client.patch("persistentvolumeclaims", ns, claim_name, {"metadata": {
-                "resourceVersion": claim["metadata"].get("resourceVersion"), "ownerReferences": refs + [ref]}})
+                "resourceVersion": claim["metadata"].get("resourceVersion"),
+                "ownerReferences": refs + [controller_reference(pod)]}})
 
     # -- status ----------------------------------------------------------------------------------
 
