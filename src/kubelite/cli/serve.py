@@ -21,6 +21,9 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=6443, help="0 picks a free port")
     parser.add_argument("--write-kubeconfig", metavar="FILE", default=None,
                         help="write a kubeconfig for this server (CA and token embedded)")
+    parser.add_argument("--kubeconfig-auth", choices=("token", "client-certificate"), default="token",
+                        help="how the written kubeconfig's admin authenticates: the bearer token, or a client "
+                             "certificate (CN kubernetes-admin, O system:masters) as kind's kubeconfigs do")
     parser.add_argument("--token-auth-file", default=None, metavar="FILE",
                         help="static bearer tokens, one 'token,user,uid[,\"group1,group2\"]' per line "
                              "(kube-apiserver's CSV format)")
@@ -66,7 +69,12 @@ def run(argv: list[str]) -> int:
     if args.write_kubeconfig:
         from kubelite.server.kubeconfig import write_kubeconfig
 
-        write_kubeconfig(args.write_kubeconfig, url, server.tls.ca_pem(), server.token)
+        client_cert = None
+        if args.kubeconfig_auth == "client-certificate":
+            from kubelite.server.auth.certs import admin_certificate
+
+            client_cert = admin_certificate(server.tls.ca_cert.parent)
+        write_kubeconfig(args.write_kubeconfig, url, server.tls.ca_pem(), server.token, client_cert=client_cert)
 
     _log_controllers()
     server.cluster.advertise(args.address, port)
@@ -85,7 +93,8 @@ def run(argv: list[str]) -> int:
     interval = args.etcd_compaction_interval
     compactor = Compactor(server.store, interval).start() if interval > 0 else None
     try:
-        serve(server.app, sock, str(server.tls.server_cert), str(server.tls.server_key), on_started=started)
+        serve(server.app, sock, str(server.tls.server_cert), str(server.tls.server_key), on_started=started,
+              client_ca=str(server.tls.ca_cert))
     finally:
         if compactor is not None:
             compactor.stop()

@@ -155,6 +155,7 @@ async def _read_request(scope, receive) -> Request:
         headers=headers,
         body=b"".join(chunks),
         too_large=size > MAX_BODY,
+        client_cert=((scope.get("extensions") or {}).get("tls") or {}).get("client_cert_der"),
     )
 
 

@@ -28,8 +28,11 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(app, sock: socket.socket, certfile: str, keyfile: str,
-          on_started: Callable[[], None] | None = None) -> None:
-    """Run until SIGINT/SIGTERM. Blocks."""
+          on_started: Callable[[], None] | None = None, client_ca: str | None = None) -> None:
+    """Run until SIGINT/SIGTERM. Blocks. With `client_ca`, clients may present a certificate
+    signed by it (verified in the TLS handshake; the app reads who it names)."""
+    import ssl
+
     import uvicorn
 
     config = uvicorn.Config(
@@ -45,13 +48,15 @@ def serve(app, sock: socket.socket, certfile: str, keyfile: str,
         timeout_graceful_shutdown=3,
         server_header=False,
         date_header=True,
+        ssl_ca_certs=client_ca,
+        ssl_cert_reqs=ssl.CERT_OPTIONAL if client_ca else ssl.CERT_NONE,
     )
     # uvicorn builds the TLS context; the connections then start plain, so that one speaking
     # HTTP to this HTTPS port gets Go's 400 answer (kubelite.server.tlssniff).
     from kubelite.server.tlssniff import sniffing_protocol
 
     config.load()
-    config.http_protocol_class = sniffing_protocol(config.http_protocol_class, config.ssl)
+    config.http_protocol_class = sniffing_protocol(_with_client_cert(config.http_protocol_class), config.ssl)
     config.ssl = None
 
     class Server(uvicorn.Server):
@@ -79,3 +84,18 @@ def serve(app, sock: socket.socket, certfile: str, keyfile: str,
                 on_started()
 
     Server(config).run(sockets=[sock])
+
+
+def _with_client_cert(protocol_class):
+    """The HTTP protocol, passing the TLS client certificate to the app in the ASGI scope
+    (the `tls` extension's place for it)."""
+
+    class WithClientCert(protocol_class):
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            ssl_object = self.transport.get_extra_info("ssl_object")
+            der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
+            if der:
+                self.scope["extensions"] = {"tls": {"client_cert_der": der}}
+
+    return WithClientCert

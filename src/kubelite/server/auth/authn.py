@@ -64,10 +64,16 @@ class Authenticator:
         self._static.update({t.encode(): u for t, u in tokens.items()})
         self.enabled = True
 
-    def authenticate(self, path: str, authorization: str | None) -> users.UserInfo:
+    def authenticate(self, path: str, authorization: str | None, client_cert: bytes | None = None) -> users.UserInfo:
         """The request's user; raises 401 for credentials that prove nothing."""
         if not self.enabled:
             return users.ADMIN
+        if client_cert:  # kube-apiserver tries the x509 authenticator first
+            from kubelite.server.auth.certs import user_from_certificate
+
+            found = user_from_certificate(client_cert)
+            if found is not None:
+                return found
         if not authorization:
             if self.anonymous or is_public(path):
                 return users.ANONYMOUS

@@ -38,7 +38,7 @@ class Gate:
 
     def admit(self, request) -> UserInfo:
         """The user the request runs as; raises 401/403 StatusErrors as kube-apiserver answers."""
-        user = self.authn.authenticate(request.path, request.header("authorization"))
+        user = self.authn.authenticate(request.path, request.header("authorization"), request.client_cert)
         impersonating = impersonation.requested(request.headers)
         if impersonating:
             self._ensure_policy()

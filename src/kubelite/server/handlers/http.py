@@ -22,6 +22,7 @@ class Request:
     body: bytes = b""
     too_large: bool = False  # the body exceeded the server's limit (answered 413)
     user: object = None  # who the request runs as (auth.user.UserInfo), set by the app's gate
+    client_cert: bytes | None = None  # the TLS client certificate (DER), verified against the CA
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)
