@@ -57,3 +57,18 @@ def test_update_managers_are_named_after_the_user_agent_without_field_manager(ap
                   headers={"Content-Type": "application/merge-patch+json", "User-Agent": "other/1"})
     managers = [(e["manager"], e["operation"]) for e in r.json()["metadata"]["managedFields"]]
     assert managers == [("my-tool", "Update"), ("other", "Update")]
+
+
+def test_nulls_in_an_applied_configuration_are_stored_as_decoding_would(api):
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "n", "labels": None},
+                  "spec": {"replicas": None, "selector": {"matchLabels": {"app": "n"}},
+                           "template": {"metadata": {"labels": {"app": "n"}},
+                                        "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    r = api.patch("/apis/apps/v1/namespaces/default/deployments/n", params={"fieldManager": "a"},
+                  content=json.dumps(deployment), headers=APPLY)
+    assert r.status_code == 201
+    assert r.json()["spec"]["replicas"] == 1 and "labels" not in r.json()["metadata"]  # defaulted / gone
+    r = _apply(api, {**_cm(), "data": {"a": None, "b": "1"}})
+    assert r.json()["data"] == {"a": "", "b": "1"}  # a map of strings keeps the key, with Go's zero value
+    fields = r.json()["metadata"]["managedFields"][0]["fieldsV1"]
+    assert fields == {"f:data": {"f:a": {}, "f:b": {}}}

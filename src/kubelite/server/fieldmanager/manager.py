@@ -137,6 +137,8 @@ class FieldManager:
         merged = typed.merge(live_clean, _clean(config), schema)
         if last is not None and last.fields:
             merged = self._prune(merged, schema, last.fields, applied, others)
+        if _has_null(config):
+            merged = typed.settle_nulls(merged, schema, custom=bool(r.crd))
         comparison = typed.compare(live_clean, merged, schema)
         changed = {p for p in comparison.changed if kept(p)}
         conflicts = [(e, p) for e in others for p in fp.iterate(e.fields & changed)]
@@ -234,6 +236,16 @@ def _sorted(value):
     if isinstance(value, list):
         return [_sorted(v) for v in value]
     return value
+
+
+def _has_null(value) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        return any(_has_null(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_null(v) for v in value)
+    return False
 
 
 def _is_empty_at(obj, path: tuple) -> bool:

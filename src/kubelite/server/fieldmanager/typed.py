@@ -376,6 +376,42 @@ def _merge_list(lhs: list, rhs: list, s, path: tuple) -> list:
     return out
 
 
+# -- nulls ------------------------------------------------------------------------------------------
+
+def settle_nulls(obj: dict, schema, custom: bool) -> dict:
+    """Nulls an applied configuration left, as decoding into the stored type treats them: a
+    built-in map of strings keeps the key with "" (Go's zero value), other fields go; a custom
+    resource keeps a null only where its schema says nullable."""
+    return _settle(obj, Root(schema), custom)
+
+
+def _is_string(s) -> bool:
+    if getattr(s, "type", None) != "primitive":
+        return False
+    declared = s.node.get("type")
+    return declared == "string" or (isinstance(declared, list) and "string" in declared)
+
+
+def _settle(value, s, custom: bool):
+    kind, atomic = shape(s, value)
+    if isinstance(value, list) and kind == LIST:
+        items = item_schema(s)
+        return [_settle(v, items, custom) for v in value if v is not None]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, val in value.items():
+        sub = child_schema(s, key)
+        if val is None:
+            if not custom and kind == MAP and _is_string(sub):
+                out[key] = ""
+            elif custom and getattr(sub, "nullable", False):
+                out[key] = None
+            continue
+        out[key] = _settle(val, sub, custom)
+    return out
+
+
 # -- removal ---------------------------------------------------------------------------------------
 
 def remove(obj: dict, doomed: set, schema) -> dict:
