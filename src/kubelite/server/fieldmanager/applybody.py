@@ -39,7 +39,7 @@ def check(r, config: dict, name: str) -> None:
     if meta is not None and not isinstance(meta, dict):
         raise errors.bad_request("metadata must be an object")
     meta = meta or {}
-    if meta.get("managedFields") is not None:
+    if meta.get("managedFields"):  # an empty list is as good as none
         raise errors.bad_request("metadata.managedFields must be nil")
     api_version, kind = config.get("apiVersion"), config.get("kind")
     if api_version != r.api_version or kind != r.kind:
