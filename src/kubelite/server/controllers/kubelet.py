@@ -159,7 +159,7 @@ class SimulatedKubelet(Controller):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self._ips: dict[str, str] = {}  # pod key -> IP handed out and not yet seen in the cache
+        self._ips: dict[str, str] = {}  # pod key -> IP of the running pods of the simulated nodes
         self._started: dict[str, float] = {}  # pod uid -> clock time it went Running (sub-second)
 
     def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
@@ -169,7 +169,16 @@ class SimulatedKubelet(Controller):
             self._started.pop((obj.get("metadata") or {}).get("uid"), None)
             return
         if (obj.get("spec") or {}).get("nodeName") in simulated_nodes(self.ctx.options):
+            self._note_ip(key, obj)
             self.queue.add(key)
+
+    def _note_ip(self, key: str, pod: dict) -> None:
+        """Remember the address of a running pod (one started before this process, too)."""
+        status = pod.get("status") or {}
+        if status.get("phase") in _TERMINAL:
+            self._ips.pop(key, None)
+        elif status.get("podIP") and not (pod.get("spec") or {}).get("hostNetwork"):
+            self._ips[key] = status["podIP"]
 
     def sync(self, key: str) -> None:
         ns, name = split_key(key)
@@ -221,13 +230,12 @@ class SimulatedKubelet(Controller):
 
     def _allocate_ip(self, node_index: int, node_name: str) -> str:
         used = set(self._ips.values())
-        for p in self.cache.list("pods", where=lambda p: (p.get("spec") or {}).get("nodeName") == node_name):
-            if (p.get("status") or {}).get("phase") not in _TERMINAL and (p.get("status") or {}).get("podIP"):
-                used.add(p["status"]["podIP"])
         network = ipaddress.ip_network(pod_cidr(node_index))
-        for host in list(network.hosts())[1:]:  # .1 is the node's bridge
-            if str(host) not in used:
-                return str(host)
+        first = int(network.network_address)
+        for offset in range(2, network.num_addresses - 1):  # .1 is the node's bridge
+            address = str(ipaddress.ip_address(first + offset))
+            if address not in used:
+                return address
         raise RuntimeError(f"no pod IP left on {node_name}")
 
     def _patch_status(self, pod: dict, status: dict) -> None:
