@@ -177,7 +177,7 @@ class FieldManager:
 
     def _before_first_apply(self, r, live: dict, subresource: str) -> list:
         """An object nobody manages: everything in it is owned by a phantom Update manager first."""
-        kept = self._kept(r, "")
+        kept = self._kept(r, subresource)
         comparison = typed.compare(zero_object(r), live, self.schema(r))
         fields = {p for p in comparison.changed if kept(p)}
         if not fields:
