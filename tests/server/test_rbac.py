@@ -209,3 +209,83 @@ def test_binding_takes_effect_on_the_next_request_and_removal_too(http):
     assert http.get(path, headers=as_user("jane")).status_code == 200
     assert http.delete(f"{RBAC}/namespaces/default/rolebindings/jane-view", headers=ADMIN).status_code == 200
     assert http.get(path, headers=as_user("jane")).status_code == 403
+
+
+# -- escalation prevention ----------------------------------------------------------------------------
+
+
+def grant_rbac_writes(http, who):
+    role(http, "rbac-writer", [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"],
+                                "verbs": ["create", "update"]},
+                               {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}])
+    bind(http, "rbac-writer", "rbac-writer", [who])
+
+
+def escalation_message(kind, name, user_name, groups, missing):
+    quoted = " ".join(f'"{g}"' for g in groups)
+    return (f'{kind}.rbac.authorization.k8s.io "{name}" is forbidden: user "{user_name}" (groups=[{quoted}]) is '
+            f'attempting to grant RBAC permissions not currently held:\n' + "\n".join(missing))
+
+
+def test_creating_a_role_with_permissions_not_held_is_forbidden(http):
+    grant_rbac_writes(http, {"kind": "ServiceAccount", "name": "privesc", "namespace": "default"})
+    sa = "system:serviceaccount:default:privesc"
+    rules = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "delete"]},
+             {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["list"]}]
+    r = http.post(f"{RBAC}/namespaces/default/roles", headers=as_user(sa),
+                  json={"metadata": {"name": "more"}, "rules": rules})
+    assert r.status_code == 403
+    assert r.json()["message"] == escalation_message(
+        "roles", "more", sa, ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
+        ['{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}',
+         '{APIGroups:["apps"], Resources:["deployments"], Verbs:["list"]}'])
+    r = http.post(f"{RBAC}/namespaces/default/roles", headers=as_user(sa),
+                  json={"metadata": {"name": "same"}, "rules": [{"apiGroups": [""], "resources": ["pods"],
+                                                                 "verbs": ["get"], "resourceNames": ["p"]}]})
+    assert r.status_code == 201, r.text
+
+
+def test_binding_a_role_with_permissions_not_held_needs_bind(http):
+    grant_rbac_writes(http, user("jane"))
+    role(http, "delete-pod", [{"apiGroups": [""], "resources": ["pods"], "verbs": ["delete"]}])
+    body = {"metadata": {"name": "delete-pod"}, "subjects": [user("jane")],
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "delete-pod"}}
+    r = http.post(f"{RBAC}/namespaces/default/rolebindings", headers=as_user("jane"), json=body)
+    assert r.status_code == 403
+    assert r.json()["message"] == escalation_message(
+        "rolebindings", "delete-pod", "jane", ["system:authenticated"],
+        ['{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}'])
+    role(http, "binder", [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"], "verbs": ["bind"],
+                           "resourceNames": ["delete-pod"]}])
+    bind(http, "jane-binder", "binder", [user("jane")])
+    r = http.post(f"{RBAC}/namespaces/default/rolebindings", headers=as_user("jane"), json=body)
+    assert r.status_code == 201, r.text
+
+
+def test_escalate_verb_allows_any_role(http):
+    grant_rbac_writes(http, user("jane"))
+    role(http, "escalator", [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"],
+                              "verbs": ["escalate"]}])
+    bind(http, "jane-escalate", "escalator", [user("jane")])
+    r = http.post(f"{RBAC}/namespaces/default/roles", headers=as_user("jane"),
+                  json={"metadata": {"name": "all"}, "rules": [{"apiGroups": ["*"], "resources": ["*"],
+                                                                "verbs": ["*"]}]})
+    assert r.status_code == 201, r.text
+
+
+def test_binding_a_missing_role_and_aggregation_rules(http):
+    grant_rbac_writes(http, user("jane"))
+    body = {"metadata": {"name": "b"}, "subjects": [user("jane")],
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "nope"}}
+    r = http.post(f"{RBAC}/namespaces/default/rolebindings", headers=as_user("jane"), json=body)
+    assert r.status_code == 403
+    assert r.json()["message"] == ('rolebindings.rbac.authorization.k8s.io "b" is forbidden: '
+                                   'role.rbac.authorization.k8s.io "nope" not found')
+    create(http, f"{RBAC}/clusterroles", {"metadata": {"name": "cr-writer"}, "rules": [
+        {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "verbs": ["create"]}]})
+    bind(http, "jane-cr", "cr-writer", [user("jane")], namespace="", kind="ClusterRole")
+    r = http.post(f"{RBAC}/clusterroles", headers=as_user("jane"), json={
+        "metadata": {"name": "agg"}, "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"a": "b"}}]}})
+    assert r.status_code == 403
+    assert r.json()["message"] == ('clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have '
+                                   'cluster-admin privileges to use the aggregationRule')

@@ -181,11 +181,12 @@ def _list(sess, namespace: str, no_headers: bool) -> int:
     status = _post(sess, f"{AUTHZ}/selfsubjectrulesreviews", review).get("status") or {}
     if status.get("incomplete"):
         print(f"Warning: the list may be incomplete: {status.get('evaluationError', '')}", file=sys.stderr)
-    rules = [_rule(r.get("verbs"), r.get("apiGroups"), r.get("resources"), r.get("resourceNames"), None)
-             for r in status.get("resourceRules") or ()]
-    rules += [_rule(r.get("verbs"), None, None, None, r.get("nonResourceURLs")) for r in status.get("nonResourceRules") or ()]
-    broken = [piece for rule in rules for piece in breakdown(rule)]
-    compact = sorted(compact_rules(broken), key=rule_string)
+    from kubelite.server.auth import rules as policy
+
+    found = [policy.normalized(r) for r in status.get("resourceRules") or ()]
+    found += [policy.rule(r.get("verbs"), urls=r.get("nonResourceURLs")) for r in status.get("nonResourceRules") or ()]
+    broken = [piece for rule in found for piece in policy.breakdown(rule)]
+    compact = sorted(policy.compact(broken), key=rule_string)
     rows = [] if no_headers else [["Resources", "Non-Resource URLs", "Resource Names", "Verbs"]]
     for r in compact:
         rows.append([combine_resource_group(r["resources"], r["apiGroups"]), go_list(r["nonResourceURLs"]),
@@ -194,42 +195,7 @@ def _list(sess, namespace: str, no_headers: bool) -> int:
     return 0
 
 
-# -- kubectl's rule arithmetic (pkg/util/rbac) and printing helpers -----------------------------------
-
-
-def _rule(verbs, groups, resources, names, urls) -> dict:
-    return {"verbs": list(verbs or []), "apiGroups": list(groups or []), "resources": list(resources or []),
-            "resourceNames": list(names or []), "nonResourceURLs": list(urls or [])}
-
-
-def breakdown(rule: dict) -> list[dict]:
-    """One rule per group, resource, verb (and resource name); one per URL and verb."""
-    out = []
-    for group in rule["apiGroups"]:
-        for resource in rule["resources"]:
-            for verb in rule["verbs"]:
-                for name in rule["resourceNames"] or [None]:
-                    out.append(_rule([verb], [group], [resource], [name] if name is not None else [], []))
-    for url in rule["nonResourceURLs"]:
-        for verb in rule["verbs"]:
-            out.append(_rule([verb], [], [], [], [url]))
-    return out
-
-
-def compact_rules(rules: list[dict]) -> list[dict]:
-    """Rules on one group/resource(/name) merged into one with all their verbs."""
-    compacted, simple = [], {}
-    for rule in rules:
-        if rule["nonResourceURLs"] or len(rule["apiGroups"]) != 1 or len(rule["resources"]) != 1 \
-                or len(rule["resourceNames"]) > 1:
-            compacted.append(rule)
-            continue
-        key = (rule["apiGroups"][0], rule["resources"][0], tuple(rule["resourceNames"]))
-        if key in simple:
-            simple[key]["verbs"] += [v for v in rule["verbs"] if v not in simple[key]["verbs"]]
-        else:
-            simple[key] = {**rule, "verbs": list(rule["verbs"])}
-    return compacted + list(simple.values())
+# -- printing helpers -----------------------------------
 
 
 def rule_string(rule: dict) -> str:

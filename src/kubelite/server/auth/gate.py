@@ -5,7 +5,7 @@ is checked unless it impersonates someone: then RBAC decides for the impersonate
 """
 from __future__ import annotations
 
-from kubelite.server.auth import impersonation
+from kubelite.server.auth import escalation, impersonation
 from kubelite.server.auth.attributes import forbidden, from_request_info
 from kubelite.server.auth.authn import Authenticator
 from kubelite.server.auth.rbac import RBACAuthorizer
@@ -45,10 +45,13 @@ class Gate:
             user = impersonation.impersonate(self.authorizer, user, request.headers)
         if (not self.enabled and not impersonating) or is_public(request.path):
             return user
-        attrs = from_request_info(user, parse_request(request.method, request.path, request.query))
+        info = parse_request(request.method, request.path, request.query)
+        attrs = from_request_info(user, info)
         allowed, _ = self.authorizer.authorize(attrs)
         if not allowed:
             raise forbidden(attrs)
+        if info.is_resource_request:
+            escalation.check(self.api, self.authorizer, request, info, user)
         return user
 
     def allows(self, path: str, authorization: str | None) -> bool:
