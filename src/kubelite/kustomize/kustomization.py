@@ -63,18 +63,19 @@ _FIELD_TYPES = {
     "secretGenerator": "[]types.SecretArgs", "generatorOptions": "types.GeneratorOptions",
     "helmCharts": "[]types.HelmChart", "metadata": "types.ObjectMeta",
 }
-# Go types of the fields of list items (struct name, field types), for the same errors.
-_ITEM_TYPES = {
-    "labels": ("Label", {"pairs": "map[string]string", "includeSelectors": "bool", "includeTemplates": "bool"}),
-    "images": ("Image", {"name": "string", "newName": "string", "newTag": "string", "digest": "string",
-                         "tagSuffix": "string"}),
-    "imageTags": ("Image", {"name": "string", "newName": "string", "newTag": "string", "digest": "string",
-                            "tagSuffix": "string"}),
-    "replicas": ("Replica", {"name": "string", "count": "int64"}),
-}
 _GENERATOR_TYPES = {"name": "string", "namespace": "string", "behavior": "string", "env": "string",
                     "type": "string", "literals": _STR_LIST, "files": _STR_LIST, "envs": _STR_LIST,
                     "options": "types.GeneratorOptions"}
+# Go types of the fields of list items (struct name, field types), for the same errors.
+_IMAGE_TYPES = {"name": "string", "newName": "string", "newTag": "string", "digest": "string", "tagSuffix": "string"}
+_ITEM_TYPES = {
+    "configMapGenerator": ("ConfigMapArgs", _GENERATOR_TYPES),
+    "secretGenerator": ("SecretArgs", _GENERATOR_TYPES),
+    "labels": ("Label", {"pairs": "map[string]string", "includeSelectors": "bool", "includeTemplates": "bool"}),
+    "images": ("Image", _IMAGE_TYPES),
+    "imageTags": ("Image", _IMAGE_TYPES),
+    "replicas": ("Replica", {"name": "string", "count": "int64"}),
+}
 
 
 def _check_type(value: object, go_type: str, where: str) -> None:
@@ -122,7 +123,7 @@ def _number_text(value) -> str:
 
 
 def _check_items(key: str, value: object) -> None:
-    """The typed fields of the items of a list field (labels, images, replicas)."""
+    """The typed fields of the items of a list field (labels, images, replicas, generators)."""
     struct, types = _ITEM_TYPES[key]
     for entry in value if isinstance(value, list) else ():
         if isinstance(entry, dict):
@@ -130,16 +131,6 @@ def _check_items(key: str, value: object) -> None:
                 name = next((n for n in types if n.lower() == str(field).lower()), None)
                 if name is not None:
                     _check_type(item, types[name], f"{struct}.{key}.{name}")
-
-
-def _check_generators(key: str, value: object) -> None:
-    struct = "ConfigMapArgs" if key == "configMapGenerator" else "SecretArgs"
-    for entry in value if isinstance(value, list) else ():
-        if isinstance(entry, dict):
-            for field, item in entry.items():
-                name = next((n for n in _GENERATOR_TYPES if n.lower() == str(field).lower()), None)
-                if name is not None:
-                    _check_type(item, _GENERATOR_TYPES[name], f"{struct}.{key}.{name}")
 
 
 def _check_struct(value: object, shape: object) -> None:
@@ -179,8 +170,6 @@ def parse(text: str, path: str) -> dict:
             raise KustomizeError(f'invalid Kustomization: json: unknown field "{key}"')
         if name in _FIELD_TYPES:
             _check_type(value, _FIELD_TYPES[name], f"Kustomization.{name}")
-        if name in ("configMapGenerator", "secretGenerator"):
-            _check_generators(name, value)
         if name in _ITEM_TYPES:
             _check_items(name, value)
         _check_struct(value, _STRUCTS.get(name))
