@@ -289,3 +289,24 @@ def test_binding_a_missing_role_and_aggregation_rules(http):
     assert r.status_code == 403
     assert r.json()["message"] == ('clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have '
                                    'cluster-admin privileges to use the aggregationRule')
+
+
+def test_aggregation_controller_writes_the_rules_into_aggregated_roles():
+    with Cluster("memory://", clock=FakeClock(), token="admin-token") as c, c.http_client() as client:
+        assert c.settle()
+        view = client.get(f"{RBAC}/clusterroles/view", headers=ADMIN).json()
+        edit = client.get(f"{RBAC}/clusterroles/edit", headers=ADMIN).json()
+        admin = client.get(f"{RBAC}/clusterroles/admin", headers=ADMIN).json()
+        assert {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list", "watch"]} in view["rules"]
+        assert all(rule in edit["rules"] for rule in view["rules"])
+        assert all(rule in admin["rules"] for rule in edit["rules"])
+        assert "clusterrole-aggregation-controller" in {f["manager"] for f in admin["metadata"]["managedFields"]}
+        widgets = {"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get"]}
+        create(client, f"{RBAC}/clusterroles", {"metadata": {"name": "widgets-view", "labels": {
+            "rbac.authorization.k8s.io/aggregate-to-view": "true"}}, "rules": [widgets]})
+        assert c.settle()
+        for name in ("view", "edit", "admin"):
+            assert widgets in client.get(f"{RBAC}/clusterroles/{name}", headers=ADMIN).json()["rules"], name
+        assert client.delete(f"{RBAC}/clusterroles/widgets-view", headers=ADMIN).status_code == 200
+        assert c.settle()
+        assert widgets not in client.get(f"{RBAC}/clusterroles/admin", headers=ADMIN).json()["rules"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 
 def default_controllers() -> list[type]:
+    from kubelite.server.controllers.clusterrole_aggregation import ClusterRoleAggregation
     from kubelite.server.controllers.crd import CRDRegistryController
     from kubelite.server.controllers.cronjob import CronJobController
     from kubelite.server.controllers.daemonset import DaemonSetController
@@ -30,4 +31,4 @@ def default_controllers() -> list[type]:
             ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
             SimulatedNodes, NodeLifecycle, TaintEviction, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
             EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController,
-            SystemNamespaces, DisruptionController]
+            SystemNamespaces, DisruptionController, ClusterRoleAggregation]
