@@ -111,3 +111,22 @@ def test_a_pod_on_a_node_nobody_simulates_stays_pending(cluster, api):
     cluster.settle()
     got = api.get(f"{NS}/elsewhere").json()
     assert got["status"]["phase"] == "Pending" and "containerStatuses" not in got["status"]
+
+
+def test_readiness_gates_decide_ready(cluster, api):
+    assert api.post(NS, json=pod("gated", readinessGates=[{"conditionType": "example.com/lb"}])).status_code == 201
+    cluster.settle()
+    got = api.get(f"{NS}/gated").json()["status"]
+    ready = {c["type"]: c for c in got["conditions"]}
+    assert got["phase"] == "Running" and ready["ContainersReady"]["status"] == "True"
+    assert (ready["Ready"]["status"], ready["Ready"]["reason"], ready["Ready"]["message"]) == (
+        "False", "ReadinessGatesNotReady", 'corresponding condition of pod readiness gate "example.com/lb" does not '
+                                           'exist.')
+    lb = {"type": "example.com/lb", "status": "True", "lastProbeTime": None,
+          "lastTransitionTime": cluster.clock.rfc3339()}
+    patched = api.patch(f"{NS}/gated/status", json={"status": {"conditions": [lb]}},
+                        headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert patched.status_code == 200, patched.text
+    cluster.settle()
+    ready = {c["type"]: c for c in api.get(f"{NS}/gated").json()["status"]["conditions"]}["Ready"]
+    assert ready["status"] == "True" and "reason" not in ready and "message" not in ready

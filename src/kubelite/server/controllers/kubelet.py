@@ -94,9 +94,13 @@ def running_status(pod: dict, host_ip: str, pod_ip: str, now: str) -> dict:
         init_statuses.append(_container_status(c, cid, state, ready, started))
     statuses = [_container_status(c, container_id(pod, c.get("name")), {"running": {"startedAt": now}}, True, True)
                 for c in spec.get("containers") or []]
+    conditions = [_condition(t, "True", now) for t in _CONDITION_ORDER[:4]]
+    gated = ready_condition(pod, now)
+    if gated is not None:
+        conditions[2] = gated
     status = {
         "$setElementOrder/conditions": _order(_CONDITION_ORDER),
-        "conditions": [_condition(t, "True", now) for t in _CONDITION_ORDER[:4]],
+        "conditions": conditions,
         "containerStatuses": statuses,
         "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
         "phase": "Running",
@@ -106,6 +110,26 @@ def running_status(pod: dict, host_ip: str, pod_ip: str, now: str) -> dict:
     if init_statuses:
         status["initContainerStatuses"] = init_statuses
     return status
+
+
+def ready_condition(pod: dict, now: str) -> dict | None:
+    """The Ready condition of a running pod with readiness gates (None without gates): True only
+    when every gate's condition is True, else False with the kubelet's reason and message."""
+    gates = (pod.get("spec") or {}).get("readinessGates") or []
+    if not gates:
+        return None
+    present = {c.get("type"): c for c in (pod.get("status") or {}).get("conditions") or []}
+    problems = []
+    for gate in gates:
+        kind = gate.get("conditionType")
+        cond = present.get(kind)
+        if cond is None:
+            problems.append(f'corresponding condition of pod readiness gate "{kind}" does not exist.')
+        elif cond.get("status") != "True":
+            problems.append(f'the status of pod readiness gate "{kind}" is not "True", but {cond.get("status")}')
+    if problems:
+        return {**_condition("Ready", "False", now, "ReadinessGatesNotReady"), "message": ", ".join(problems)}
+    return {**_condition("Ready", "True", now), "reason": None, "message": None}
 
 
 def completed_status(pod: dict, phase: str, now: str) -> dict:
@@ -201,6 +225,8 @@ class SimulatedKubelet(Controller):
         if phase != "Running" or not status.get("startTime"):
             self._start(pod, nodes[node_name], key)
             return
+        if self._gates_changed(pod):
+            return
         if _ephemeral_waiting(pod):
             self._patch_status(pod, {"ephemeralContainerStatuses": ephemeral_statuses(pod, self.clock.rfc3339())})
             return
@@ -215,6 +241,19 @@ class SimulatedKubelet(Controller):
             self.queue.add_after(key, due)
             return
         self._patch_status(pod, completed_status(pod, wanted, self.clock.rfc3339()))
+
+    def _gates_changed(self, pod: dict) -> bool:
+        """Readiness gates decide Ready: patch it when their conditions changed; True if patched."""
+        wanted = ready_condition(pod, self.clock.rfc3339())
+        if wanted is None:
+            return False
+        current = next((c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "Ready"), {})
+        if current.get("status") == wanted["status"] and current.get("message") == wanted["message"]:
+            return False
+        if current.get("status") == wanted["status"]:
+            wanted["lastTransitionTime"] = current.get("lastTransitionTime")
+        self._patch_status(pod, {"conditions": [wanted]})
+        return True
 
     def _start(self, pod: dict, node_index: int, key: str) -> None:
         host_ip = node_address(node_index)
