@@ -208,3 +208,24 @@ def test_in_process_door_is_admin_but_rbac_decides_for_impersonated_users():
         r = client.get("/api/v1/namespaces/default/configmaps", headers={"Impersonate-User": "jane"})
         assert r.status_code == 403
         assert client.get("/api", headers={"Impersonate-User": "jane"}).status_code == 200  # system:discovery
+
+
+def test_legacy_service_account_token_secret():
+    with Cluster("memory://", clock=FakeClock(), token=ADMIN) as c, c.http_client() as client:
+        admin_post(client, "/api/v1/namespaces/default/serviceaccounts", {"metadata": {"name": "legacy"}})
+        admin_post(client, "/api/v1/namespaces/default/secrets", {
+            "metadata": {"name": "legacy-token", "annotations": {"kubernetes.io/service-account.name": "legacy"}},
+            "type": "kubernetes.io/service-account-token"})
+        assert c.settle()
+        secret = client.get("/api/v1/namespaces/default/secrets/legacy-token", headers=bearer(ADMIN)).json()
+        assert base64.b64decode(secret["data"]["namespace"]) == b"default"
+        assert secret["metadata"]["annotations"]["kubernetes.io/service-account.uid"]
+        token = base64.b64decode(secret["data"]["token"]).decode()
+        info = whoami(client, bearer(token))["status"]["userInfo"]
+        assert info["username"] == "system:serviceaccount:default:legacy"
+        # the account deleted: its token secret goes too, and the token stops working
+        assert client.delete("/api/v1/namespaces/default/serviceaccounts/legacy",
+                             headers=bearer(ADMIN)).status_code == 200
+        assert c.settle()
+        assert client.get("/api/v1/namespaces/default/secrets/legacy-token", headers=bearer(ADMIN)).status_code == 404
+        assert client.get("/api", headers=bearer(token)).status_code == 401

@@ -23,6 +23,7 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.replicaset import ReplicaSetController, ReplicationControllerController
     from kubelite.server.controllers.scheduler import Scheduler
     from kubelite.server.controllers.serviceaccount import RootCAPublisher, ServiceAccountController
+    from kubelite.server.controllers.serviceaccount_tokens import ServiceAccountTokens
     from kubelite.server.controllers.statefulset import StatefulSetController
     from kubelite.server.controllers.tainteviction import TaintEviction
     from kubelite.server.controllers.ttl import TTLAfterFinishedController
@@ -31,4 +32,4 @@ def default_controllers() -> list[type]:
             ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
             SimulatedNodes, NodeLifecycle, TaintEviction, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
             EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController,
-            SystemNamespaces, DisruptionController, ClusterRoleAggregation]
+            SystemNamespaces, DisruptionController, ClusterRoleAggregation, ServiceAccountTokens]
