@@ -7,7 +7,7 @@ APPLY_PATCH = "application/apply-patch+yaml"
 
 
 def parse_force(value: str | None) -> bool:
-    return value is not None and value.lower() in ("true", "1")
+    return value is not None and value.lower() in ("true", "t", "1")  # Go's ParseBool
 
 
 def check_patch(query, content_type: str, opts) -> None:
