@@ -87,7 +87,36 @@ def main() -> int:
             _workload(client, "in-process", n, list_size)
         transport.close()
         store.close()
+    _authorization(n)
     return 0
+
+
+def _authorization(n: int) -> None:
+    """The cost of authentication and RBAC, in-process (no TLS): the same GET as the admin
+    (system:masters: no RBAC walk), as a service account whose RoleBinding names the aggregated
+    `edit` ClusterRole (token verified, bindings and rules walked), and with no authentication."""
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+
+    with Cluster("memory://", clock=FakeClock(), token="bench-admin") as cluster:
+        cluster.settle()  # the aggregation controller fills edit's rules
+        admin = {"Authorization": "Bearer bench-admin"}
+        with cluster.http_client(headers=admin) as client:
+            client.post("/api/v1/namespaces/default/serviceaccounts", json={"metadata": {"name": "bench"}})
+            client.post("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", json={
+                "metadata": {"name": "bench-edit"}, "subjects": [{"kind": "ServiceAccount", "name": "bench"}],
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"}})
+            client.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "target"}})
+            token = client.post("/api/v1/namespaces/default/serviceaccounts/bench/token",
+                                json={"spec": {}}).json()["status"]["token"]
+            path = "/api/v1/namespaces/default/configmaps/target"
+            _rate("rbac: get as admin", n, lambda i: client.get(path).raise_for_status())
+            sa = {"Authorization": f"Bearer {token}"}
+            _rate("rbac: get as SA via aggregated edit", n, lambda i: client.get(path, headers=sa).raise_for_status())
+    with Cluster("memory://", clock=FakeClock()) as cluster, cluster.http_client() as client:
+        client.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "target"}})
+        _rate("rbac: get, no authentication", n,
+              lambda i: client.get("/api/v1/namespaces/default/configmaps/target").raise_for_status())
 
 
 if __name__ == "__main__":
