@@ -189,12 +189,12 @@ NAMED_MANIFESTS = [
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: gen-\n",
     "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n",
     '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":' + "[" * 9998 + "]" * 9998 + "}",
-    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {a: " + "9" * 5000 + "}\n",
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\n  creationTimestamp: notatime\n",
 ]
+# inputs kubectl accepts too (go-yaml keeps a number past 64 bits as a string): no error expected
+ACCEPTED_MANIFESTS = ["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {a: " + "9" * 5000 + "}\n"]
 # the broken kustomizations of issue 19 (kustomization.yaml text, extra files)
 KUSTOMIZATIONS = [
-    ("resources: [cm.yaml]\ncommonAnnotations: {a: 1e400}\n", {}),
     ("resources: [cm.yaml]\nlabels: [{pairs: [1]}]\n", {}),
     ("resources: [cm.yaml]\nimages: [{name: 5}]\n", {}),
     ("apiVersion: v9\nresources: [cm.yaml]\n", {}),
@@ -226,27 +226,28 @@ def _tally(counts: dict, code: int | None, stderr: str, refused: bool = True) ->
     elif "Traceback" in stderr:
         counts["tracebacks"] += 1
     elif refused and code == 0:
-        counts["accepted"] += 1
+        counts["accepted though kubectl refuses"] += 1
 
 
 def cli_bad_inputs(n: int) -> None:
     rng = random.Random(19)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        counts = {"tried": 0, "tracebacks": 0, "hangs": 0, "accepted": 0}
-        texts = NAMED_MANIFESTS + [_mutate(rng, MANIFEST.encode()).decode("utf-8", "replace") for _ in range(n)]
-        for i, text in enumerate(texts):
+        counts = {"tried": 0, "tracebacks": 0, "hangs": 0, "accepted though kubectl refuses": 0}
+        mutated = [_mutate(rng, MANIFEST.encode()).decode("utf-8", "replace") for _ in range(n)]
+        cases = [(text, True) for text in NAMED_MANIFESTS] + [(text, False) for text in ACCEPTED_MANIFESTS + mutated]
+        for i, (text, refused) in enumerate(cases):
             path = tmp / f"m{i}.yaml"
             path.write_text(text, encoding="utf-8", errors="surrogatepass")
             code, stderr = _run_cli(["apply", "-f", str(path)], tmp)
-            _tally(counts, code, stderr, refused=i < len(NAMED_MANIFESTS))
+            _tally(counts, code, stderr, refused=refused)
         for args in (["configmap", "a\x01b"], ["configmap", "x", "--from-literal=" + "k" * 300 + "=v"],
                      ["secret", "generic", "s", "--from-file=/nonexistent"], ["deployment", "d", "--image="],
                      ["namespace", "-"]):
             code, stderr = _run_cli(["create", *args], tmp)
             _tally(counts, code, stderr)
         print("CLI apply/create bad inputs: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-        counts = {"tried": 0, "tracebacks": 0, "hangs": 0, "accepted": 0}
+        counts = {"tried": 0, "tracebacks": 0, "hangs": 0, "accepted though kubectl refuses": 0}
         for i, (text, files) in enumerate(KUSTOMIZATIONS):
             folder = tmp / f"k{i}"
             folder.mkdir()
