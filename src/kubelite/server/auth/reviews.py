@@ -31,7 +31,7 @@ def serve(authn, authorizer, request, info, requester: users.UserInfo):
     kind = KINDS[(info.api_group, info.resource)]
     if request.method != "POST" or info.name:
         raise errors.method_not_allowed()
-    body = _decode(request, kind, info.api_version)
+    body = decode_body(request, kind, info.api_version)
     spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
     api_version = f"{info.api_group}/{info.api_version}"
     meta = {"creationTimestamp": None}
@@ -60,7 +60,8 @@ def serve(authn, authorizer, request, info, requester: users.UserInfo):
     return json_response(out, status=201, request=request)
 
 
-def _decode(request, kind: str, version: str) -> dict:
+def decode_body(request, kind: str, version: str) -> dict:
+    """The body of a create-only request (a review, a TokenRequest): JSON or protobuf."""
     from kubelite.server.handlers import decode
 
     if request.content_type == decode.PROTOBUF:  # kubectl's typed clients send protobuf

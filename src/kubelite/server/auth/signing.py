@@ -52,14 +52,10 @@ class Signer:
         except (FileNotFoundError, ValueError):
             pass
         signer = cls.generate()
-        pem = signer._key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                        serialization.NoEncryption())
+        from kubelite.server.tls import _write_key
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(pem)
-        os.replace(tmp, path)
+        _write_key(path, signer._key)
         return signer
 
     def sign(self, claims: dict) -> str:

@@ -7,11 +7,9 @@ which the authenticator accepts as the ServiceAccount, and the expiration kube-a
 from __future__ import annotations
 
 import datetime
-import json
 import secrets
 
 from kubelite.server import errors
-from kubelite.server.handlers import jsonbody
 from kubelite.server.handlers.http import json_response
 
 API_VERSION = "authentication.k8s.io/v1"
@@ -49,27 +47,9 @@ def serve(api, request, info, r, namespace: str):
 
 
 def _decode(request) -> dict:
-    from kubelite.server.handlers import decode
+    from kubelite.server.auth.reviews import decode_body
 
-    if request.content_type == decode.PROTOBUF:
-        from kubelite.server import protobuf
-
-        try:
-            body = protobuf.decode_body(request.body)
-        except protobuf.ProtobufError as err:
-            raise errors.bad_request(f"the object provided is unrecognized (must be of type TokenRequest): {err}") from None
-    else:
-        try:
-            body = jsonbody.loads(request.body or b"{}")
-        except ValueError:
-            raise errors.bad_request("the object provided is unrecognized (must be of type TokenRequest): "
-                                     "couldn't get version/kind; json parse error") from None
-    if not isinstance(body, dict):
-        raise errors.bad_request("the object provided is unrecognized (must be of type TokenRequest)")
-    kind = body.get("kind")
-    if kind not in (None, "", "TokenRequest"):
-        raise errors.bad_request(f'{kind} in version "v1" cannot be handled as a TokenRequest')
-    return body
+    return decode_body(request, "TokenRequest", "v1")
 
 
 def _validate(name: str, seconds) -> None:
