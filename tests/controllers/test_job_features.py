@@ -163,3 +163,24 @@ def test_suspending_a_running_job_stops_its_pods_without_failures(jobs):
     assert "failed" not in got and "active" not in got and "startTime" not in got
     assert conditions(api) == [("Suspended", "True", "JobSuspended", "Job suspended")]
     assert [r for _, r, _ in job_events(cluster)].count("SuccessfulDelete") == 2
+
+
+def test_evicted_pods_match_a_disruption_target_rule(jobs):
+    """kube-apiserver marks an evicted pod DisruptionTarget; an Ignore rule on that condition keeps
+    the eviction out of the Job's failures (the pod is replaced)."""
+    cluster, api = jobs
+    policy = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+    start(cluster, api, job({"podFailurePolicy": policy, "backoffLimit": 0}, {"sim.example.com/complete": "Running"}))
+    victim = pods(api)[0]["metadata"]["name"]
+    evicted = api.post(f"/api/v1/namespaces/{NS}/pods/{victim}/eviction",
+                       json={"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": victim}})
+    assert evicted.status_code == 201, evicted.text
+    marked = api.get(f"/api/v1/namespaces/{NS}/pods/{victim}").json()
+    assert {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+            "message": "Eviction API: evicting"}.items() <= \
+        next(c for c in marked["status"]["conditions"] if c["type"] == "DisruptionTarget").items()
+    assert api.patch(f"/api/v1/namespaces/{NS}/pods/{victim}/status", json={"status": {"phase": "Failed"}},
+                     headers={"content-type": "application/merge-patch+json"}).is_success
+    run_for(cluster, 2)
+    assert conditions(api) == [] and "failed" not in status(api)
+    assert [p["metadata"]["name"] for p in pods(api)] != [victim] and status(api)["active"] == 1

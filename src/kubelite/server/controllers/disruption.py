@@ -1,7 +1,7 @@
 """PodDisruptionBudgets: the disruption controller's status (expected, desired and current healthy
 pods, disruptionsAllowed, the DisruptionAllowed condition, disruptedPods), and the check the
-eviction subresource makes against it (`evict_check`), as kube-controller-manager and
-kube-apiserver v1.32 do.
+eviction subresource makes against it (`evict_check`) and the DisruptionTarget condition it puts
+on the pod (`mark_disrupted`), as kube-controller-manager and kube-apiserver v1.32 do.
 
 Expected pods: the matching pods' count for an integer minAvailable; otherwise the scale of the
 controllers owning them (a Deployment's through its ReplicaSet, StatefulSets, ReplicaSets,
@@ -173,3 +173,21 @@ def evict_check(api, pod: dict, dry_run: bool = False) -> None:
 
 def _denied(detail: str) -> StatusError:
     return StatusError(429, "TooManyRequests", DENIED, causes=[{"reason": "DisruptionBudget", "message": detail}])
+
+
+def mark_disrupted(api, r, pod: dict) -> None:
+    """The DisruptionTarget condition kube-apiserver puts on a pod it evicts (before deleting it),
+    which podFailurePolicy rules can match."""
+    if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed") or pod["metadata"].get("deletionTimestamp"):
+        return
+    from kubelite.server.core import WriteOptions
+
+    updated = copy.deepcopy(pod)
+    conditions = [c for c in (updated.setdefault("status", {}).get("conditions") or [])
+                  if c.get("type") != "DisruptionTarget"]
+    conditions.append({"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
+                       "lastTransitionTime": api.clock.rfc3339(), "reason": "EvictionByEvictionAPI",
+                       "message": "Eviction API: evicting"})
+    updated["status"]["conditions"] = conditions
+    api.update(r, pod["metadata"].get("namespace"), pod["metadata"]["name"], updated,
+               WriteOptions(field_manager="kube-apiserver"), subresource="status")

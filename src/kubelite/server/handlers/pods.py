@@ -14,7 +14,7 @@ import json
 
 from kubelite.server import errors, podlogs
 from kubelite.server.clock import parse_time
-from kubelite.server.controllers.disruption import evict_check
+from kubelite.server.controllers.disruption import evict_check, mark_disrupted
 from kubelite.server.controllers.nodes import SIMULATED_ANNOTATION
 from kubelite.server.core import DeleteOptions
 from kubelite.server.handlers import jsonbody
@@ -305,5 +305,7 @@ def _evict(api, request, r, namespace: str, name: str, body: dict):
     # `kubectl drain --dry-run=server` asks for it in the Eviction's deleteOptions.
     dry_run = isinstance(options, dict) and isinstance(options.get("dryRun"), list) and "All" in options["dryRun"]
     evict_check(api, pod, dry_run)  # PodDisruptionBudgets: 429 when the budget is spent
+    if not dry_run:
+        mark_disrupted(api, r, pod)
     api.delete(r, namespace, name, DeleteOptions(grace_period_seconds=grace, dry_run=dry_run))
     return json_response(errors.success_status(code=201), status=201, request=request)
