@@ -310,3 +310,21 @@ def test_aggregation_controller_writes_the_rules_into_aggregated_roles():
         assert client.delete(f"{RBAC}/clusterroles/widgets-view", headers=ADMIN).status_code == 200
         assert c.settle()
         assert widgets not in client.get(f"{RBAC}/clusterroles/admin", headers=ADMIN).json()["rules"]
+
+
+def test_patching_a_role_to_hold_more_is_forbidden(http):
+    role(http, "rbac-patcher", [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"],
+                                 "verbs": ["patch"]},
+                                {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}])
+    bind(http, "jane-patch", "rbac-patcher", [user("jane")])
+    role(http, "target", [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}])
+    path = f"{RBAC}/namespaces/default/roles/target"
+    more = {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "delete"]}]}
+    r = http.patch(path, headers={**as_user("jane"), "Content-Type": "application/merge-patch+json"}, json=more)
+    assert r.status_code == 403
+    assert r.json()["message"] == escalation_message("roles", "target", "jane", ["system:authenticated"],
+                                                     ['{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}'])
+    assert http.get(path, headers=ADMIN).json()["rules"][0]["verbs"] == ["get"]
+    less = {"metadata": {"labels": {"a": "b"}}}
+    r = http.patch(path, headers={**as_user("jane"), "Content-Type": "application/merge-patch+json"}, json=less)
+    assert r.status_code == 200, r.text

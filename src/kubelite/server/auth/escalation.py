@@ -2,8 +2,9 @@
 hold (or the `escalate` verb on it), and bind a role only if they hold its permissions (or the
 `bind` verb on it). Members of system:masters may do anything, as in kube-apiserver.
 
-Checked for creates and updates (POST/PUT) of roles, cluster roles and their bindings, before
-the request is dispatched; the messages are kube-apiserver's.
+Checked for creates, updates and patches of roles, cluster roles and their bindings, before the
+request is dispatched (a patch is first applied as a dry run to see the object it would make);
+the messages are kube-apiserver's.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ BINDINGS = {"rolebindings", "clusterrolebindings"}
 
 def check(api, authorizer, request, info, user) -> None:
     """Raise 403 when `request` would grant permissions `user` does not hold."""
-    if user.is_master or info.api_group != GROUP or info.subresource or request.method not in ("POST", "PUT"):
+    if user.is_master or info.api_group != GROUP or info.subresource or request.method not in ("POST", "PUT", "PATCH"):
         return
     if info.resource not in ROLES | BINDINGS:
         return
@@ -34,13 +35,19 @@ def check(api, authorizer, request, info, user) -> None:
 
 
 def _body(api, request, info) -> dict | None:
+    """The object the request would store; None when it is malformed (the handler says why)."""
+    from kubelite.server.core import WriteOptions
     from kubelite.server.handlers.decode import decode_object
 
     r = api.registry.lookup(info.api_group, info.api_version, info.resource)
     if r is None:
         return None
     try:
-        obj = decode_object(request.body, request.content_type, r)[0]
+        if request.method == "PATCH":
+            opts = WriteOptions(dry_run=True, field_manager="rbac-escalation-check", force=True)
+            obj = api.patch(r, info.namespace, info.name, request.content_type, request.body, opts).obj
+        else:
+            obj = decode_object(request.body, request.content_type, r)[0]
     except (errors.StatusError, ValueError):
         return None
     return obj if isinstance(obj, dict) else None
