@@ -24,7 +24,8 @@ def deployment(name="web", replicas=3, image="nginx:1.24", **spec) -> dict:
 
 def with_strategy(replicas, surge, unavailable) -> dict:
     d = deployment(replicas=replicas)
-    d["spec"]["strategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": surge, "maxUnavailable": unavailable}}
+    d["spec"]["strategy"] = {"type": "RollingUpdate",
+                             "rollingUpdate": {"maxSurge": surge, "maxUnavailable": unavailable}}
     return d
 
 

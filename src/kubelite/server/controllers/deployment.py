@@ -88,7 +88,8 @@ class DeploymentController(Controller):
             rollout.recreate(self, d, rss)
 
     def _selecting_everything(self, d: dict) -> None:
-        self.events.warning(d, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
+        self.events.warning(d, "SelectingAll",
+                            "This deployment is selecting all pods. A non-empty selector is required.")
         status = d.setdefault("status", {})
         generation = d["metadata"].get("generation") or 0
         if (status.get("observedGeneration") or 0) < generation:
@@ -138,7 +139,7 @@ class DeploymentController(Controller):
                                f"Scaled {operation} replica set {rs['metadata']['name']} from {old} to {size}")
         return resize, updated
 
-    def create_rs(self, d: dict, rss: list[dict], olds: list[dict], revision: int) -> dict | None:
+    def create_rs(self, d: dict, olds: list[dict], revision: int) -> dict | None:
         """Create the ReplicaSet of the Deployment's template (named by its hash); None after a
         hash collision (collisionCount is bumped and the Deployment synced again)."""
         status = d.get("status") or {}
@@ -187,7 +188,8 @@ class DeploymentController(Controller):
         message = f'Failed to create new replica set "{rs["metadata"]["name"]}": {err.message}'
         if du.has_deadline(d):
             du.set_condition(d.setdefault("status", {}),
-                             du.new_condition("Progressing", "False", du.FAILED_RS_CREATE, message, self.clock.rfc3339()))
+                             du.new_condition("Progressing", "False", du.FAILED_RS_CREATE, message,
+                                              self.clock.rfc3339()))
             try:
                 self.write_status(d)
             except StatusError:

@@ -26,7 +26,7 @@ def new_and_old(dc, d: dict, rss: list[dict], create: bool) -> tuple[dict | None
         return _sync_existing(dc, d, existing, revision), olds, d
     if not create:
         return None, olds, d
-    created = dc.create_rs(d, rss, olds, revision)
+    created = dc.create_rs(d, olds, revision)
     if created is None:
         return None, olds, d
     size = du.spec_replicas(created)
