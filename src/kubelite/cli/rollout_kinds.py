@@ -97,9 +97,15 @@ class Deployments:
 
     def history(self, sess, obj: dict) -> dict[int, dict]:
         """Revision -> ReplicaSet, for the ReplicaSets this Deployment controls."""
+        from kubelite.server.printers.formats import InvalidSelector, selector_string
+
         rs_info = sess.discovery.resolve("replicasets.apps")
         uid = obj["metadata"].get("uid")
-        items = sess.client.list(rs_info, obj["metadata"].get("namespace")).get("items") or []
+        try:  # as kubectl: the ReplicaSets its selector matches, then those it controls
+            selector = selector_string((obj.get("spec") or {}).get("selector")) or None
+        except InvalidSelector:
+            selector = None
+        items = sess.client.list(rs_info, obj["metadata"].get("namespace"), label_selector=selector).get("items") or []
         out: dict[int, dict] = {}
         for rs in items:
             if not any(ref.get("controller") and ref.get("uid") == uid
