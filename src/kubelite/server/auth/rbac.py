@@ -30,14 +30,24 @@ class Policy:
         return [r for r in (role or {}).get("rules") or () if isinstance(r, dict)]
 
 
-def load_policy(store) -> Policy:
+def load_policy(store, decoded: dict | None = None) -> Policy:
+    """The policy stored now. `decoded` (key -> (revision, object)) keeps objects decoded by an
+    earlier load: only what changed since is decoded again."""
     policy = Policy()
+    seen: dict = {}
     for kv in store.range(PREFIX).kvs:
         parts = kv.key[len(PREFIX):].split("/")
-        try:
-            obj = json.loads(kv.value)
-        except ValueError:
-            continue
+        cached = (decoded or {}).get(kv.key)
+        if cached is not None and cached[0] == kv.mod_revision:
+            obj = cached[1]
+        else:
+            try:
+                obj = json.loads(kv.value)
+            except ValueError:
+                continue
+        seen[kv.key] = (kv.mod_revision, obj)
+        if (obj.get("aggregationRule") or {}).get("clusterRoleSelectors"):
+            obj = dict(obj)  # its rules are recomputed below: the cached object stays as stored
         if parts[0] == "clusterroles" and len(parts) == 2:
             policy.cluster_roles[parts[1]] = obj
         elif parts[0] == "roles" and len(parts) == 3:
@@ -45,10 +55,13 @@ def load_policy(store) -> Policy:
         elif parts[0] == "clusterrolebindings":
             policy.cluster_role_bindings.append(obj)
         elif parts[0] == "rolebindings" and len(parts) == 3:
-            obj.setdefault("metadata", {})["namespace"] = parts[1]
+            obj = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": parts[1]}}
             policy.role_bindings.append(obj)
     for _ in range(3):  # aggregated roles aggregate each other (admin takes edit's, edit view's)
         _aggregate(policy)
+    if decoded is not None:
+        decoded.clear()
+        decoded.update(seen)
     return policy
 
 
@@ -125,12 +138,13 @@ class RBACAuthorizer:
         self._lock = threading.Lock()
         self._revision = -1
         self._policy = Policy()
+        self._decoded: dict = {}
 
     def policy(self) -> Policy:
         revision = self.store.current_revision()
         with self._lock:
             if revision != self._revision:
-                self._policy, self._revision = load_policy(self.store), revision
+                self._policy, self._revision = load_policy(self.store, self._decoded), revision
             return self._policy
 
     def authorize(self, attrs: Attributes) -> tuple[bool, str]:
