@@ -84,3 +84,42 @@ def test_certificate_of_another_ca_is_refused(served, tmp_path, client):
     code, out, err = run(CLIENTS[client], config, "get", "namespaces", "--request-timeout=20s")
     assert code == 1 and out == "" and err
     assert "Traceback" not in err
+
+
+def test_token_auth_file_and_anonymous_auth_off(tmp_path):
+    import ssl
+    import urllib.error
+    import urllib.request
+
+    tokens = tmp_path / "tokens.csv"
+    tokens.write_text('tok-carol,carol,2001,"qa"\n')
+    server = Served(tmp_path / "data", tmp_path / "kubeconfig",
+                    ("--token-auth-file", str(tokens), "--anonymous-auth=false")).start()
+    try:
+        context = ssl.create_default_context(cafile=server.ca)
+
+        def status(path: str, token: str | None = None) -> int:
+            request = urllib.request.Request(server.url + path)
+            if token:
+                request.add_header("Authorization", f"Bearer {token}")
+            try:
+                with urllib.request.urlopen(request, context=context, timeout=20) as r:
+                    return r.status
+            except urllib.error.HTTPError as err:
+                return err.code
+
+        assert status("/api/v1/namespaces/default/configmaps") == 401  # no anonymous user
+        assert status("/version") == 200  # still public
+        assert status("/api", "tok-carol") == 200  # system:discovery, through system:authenticated
+        assert status("/api/v1/namespaces/default/configmaps", "tok-carol") == 403
+        assert status("/api/v1/namespaces/default/configmaps", server.token) == 200
+    finally:
+        server.stop()
+
+
+def test_unreadable_token_file_is_a_one_line_error(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "kubelite", "serve", "--data-dir", str(tmp_path / "d"), "--port", "0",
+                        "--token-auth-file", str(tmp_path / "missing.csv")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1
+    assert p.stderr.count("\n") == 1 and "missing.csv" in p.stderr and "Traceback" not in p.stderr

@@ -27,6 +27,8 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--token-auth-file", default=None, metavar="FILE",
                         help="static bearer tokens, one 'token,user,uid[,\"group1,group2\"]' per line "
                              "(kube-apiserver's CSV format)")
+    parser.add_argument("--anonymous-auth", type=_bool, nargs="?", const=True, default=True,
+                        help="requests without credentials run as system:anonymous (RBAC decides); false: 401")
     parser.add_argument("--nodes", type=int, default=1, help="how many simulated nodes run pods (default 1)")
     parser.add_argument("--storage", default=None,
                         help="storage URL: sqlite:PATH, etcd://HOST:PORT[,HOST:PORT...] or memory: "
@@ -53,6 +55,7 @@ def run(argv: list[str]) -> int:
         server = build_server(data_dir, storage, args.nodes)
         if tokens:
             server.app.auth.authn.add_tokens(tokens)
+        server.app.auth.authn.anonymous = args.anonymous_auth
     except Exception as err:  # a clear one-line error, never a traceback
         print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
         return 1
