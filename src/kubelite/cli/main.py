@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     import importlib
 
     module = importlib.import_module(module_name)
-    from kubelite.manifest._gojson import allow_go_depth
+    from kubelite.godepth import allow_go_depth
 
     allow_go_depth()  # documents as deep as kubectl reads them (10,000 levels)
     try:

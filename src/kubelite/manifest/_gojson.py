@@ -3,19 +3,7 @@ message and offset when they are not (10,000 levels of nesting at most), plus th
 room Python needs to walk documents as deep as Go takes them."""
 from __future__ import annotations
 
-import sys
-
-MAX_DEPTH = 10000  # encoding/json's nesting limit: deeper documents are a syntax error
-# Walking a 10,000-deep document takes Python a few frames per level; the C stack of an
-# 8 MiB thread holds far more than this many.
-RECURSION_LIMIT = 40000
-
-
-def allow_go_depth() -> None:
-    """Let this process handle documents as deep as Go's decoders accept."""
-    if sys.getrecursionlimit() < RECURSION_LIMIT:
-        sys.setrecursionlimit(RECURSION_LIMIT)
-
+from kubelite.godepth import MAX_DEPTH, RECURSION_LIMIT, allow_go_depth  # noqa: F401 (re-exported)
 
 _SPACE = b" \t\r\n"
 _HEX = b"0123456789abcdefABCDEF"
