@@ -13,11 +13,6 @@ import os
 import pathlib
 import threading
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
-
 ALGORITHM = "ES256"
 KEY_FILE = "sa.key"
 _lock = threading.Lock()
@@ -31,8 +26,14 @@ def unb64url(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+# cryptography is imported where used: a command on the embedded cluster that authenticates
+# nobody does not load it.
+
+
 class Signer:
-    def __init__(self, key: ec.EllipticCurvePrivateKey):
+    def __init__(self, key):
+        from cryptography.hazmat.primitives import serialization
+
         self._key = key
         der = key.public_key().public_bytes(serialization.Encoding.DER,
                                             serialization.PublicFormat.SubjectPublicKeyInfo)
@@ -40,10 +41,15 @@ class Signer:
 
     @classmethod
     def generate(cls) -> "Signer":
+        from cryptography.hazmat.primitives.asymmetric import ec
+
         return cls(ec.generate_private_key(ec.SECP256R1()))
 
     @classmethod
     def load_or_create(cls, path: str | os.PathLike) -> "Signer":
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+
         path = pathlib.Path(path)
         try:
             key = serialization.load_pem_private_key(path.read_bytes(), None)
@@ -59,6 +65,10 @@ class Signer:
         return signer
 
     def sign(self, claims: dict) -> str:
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
         header = {"alg": ALGORITHM, "kid": self.key_id}
         signing_input = (b64url(_compact(header)) + "." + b64url(_compact(claims))).encode()
         r, s = decode_dss_signature(self._key.sign(signing_input, ec.ECDSA(hashes.SHA256())))
@@ -66,6 +76,11 @@ class Signer:
 
     def verify(self, token: str) -> dict | None:
         """The claims of a token this key signed, or None (malformed or another key's)."""
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
         parts = token.split(".")
         if len(parts) != 3:
             return None
