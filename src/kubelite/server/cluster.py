@@ -108,7 +108,7 @@ class Cluster:
         """An httpx transport calling the API in-process (no sockets)."""
         from kubelite.server.inprocess import InProcessTransport
 
-        transport = InProcessTransport(self.app)
+        transport = InProcessTransport(self.app, owns_app=False)
         self._transports.append(transport)
         return transport
 

@@ -17,8 +17,11 @@ _DONE = object()
 
 
 class InProcessTransport(httpx.BaseTransport):
-    def __init__(self, app):
+    def __init__(self, app, *, owns_app: bool = True):
         self.app = app
+        # A transport that does not own the app (a Cluster's, which has several clients) leaves
+        # the app's watches running when it closes; the owner shuts the app down.
+        self._owns_app = owns_app
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="kubelite-inprocess",
                                         daemon=True)
@@ -68,7 +71,7 @@ class InProcessTransport(httpx.BaseTransport):
         if self._closed:
             return
         self._closed = True
-        shutdown = getattr(self.app, "shutdown", None)
+        shutdown = getattr(self.app, "shutdown", None) if self._owns_app else None
         if shutdown is not None:
             self._loop.call_soon_threadsafe(shutdown)
         self._loop.call_soon_threadsafe(self._loop.stop)
