@@ -92,7 +92,7 @@ class Cluster:
         self._closed = True
         self.manager.stop()
         for transport in self._transports:
-            transport.close()
+            transport.close(shutdown_app=True)
         self.app.shutdown()
         self.store.close()
 

@@ -67,11 +67,15 @@ class InProcessTransport(httpx.BaseTransport):
         return httpx.Response(start["status"], headers=headers, stream=stream,
                               extensions={"http_version": b"HTTP/1.1"})
 
-    def close(self) -> None:
+    def close(self, shutdown_app: bool | None = None) -> None:
+        """Stop the loop; also end the app's open streams if this transport owns the app (or
+        `shutdown_app` says so: the owner closing its last clients)."""
         if self._closed:
             return
         self._closed = True
-        shutdown = getattr(self.app, "shutdown", None) if self._owns_app else None
+        if shutdown_app is None:
+            shutdown_app = self._owns_app
+        shutdown = getattr(self.app, "shutdown", None) if shutdown_app else None
         if shutdown is not None:
             self._loop.call_soon_threadsafe(shutdown)
         self._loop.call_soon_threadsafe(self._loop.stop)
