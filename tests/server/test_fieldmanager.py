@@ -145,3 +145,32 @@ def test_create_records_defaulted_fields_but_not_value_structs():
     fields = _owners(created)["kubectl-create"]
     assert ("f:spec", "f:replicas") in fields and ("f:spec", "f:strategy", "f:type") in fields
     assert ("f:spec",) not in fields and ("f:spec", "f:strategy") not in fields
+
+
+names = st.text(alphabet="abcdef", min_size=1, max_size=4)
+
+
+def _deployment(containers: list[dict]) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"selector": {"matchLabels": {"app": "d"}},
+                     "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": containers}}}}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(names, min_size=1, max_size=3, unique=True), st.lists(names, min_size=1, max_size=3, unique=True))
+def test_managers_applying_disjoint_items_of_a_map_list_commute(mine, theirs):
+    theirs = [n + "z" for n in theirs]  # disjoint keys
+    fm = _manager()
+
+    def apply(live, names_, manager):
+        config = _deployment([{"name": n, "image": f"img-{n}"} for n in names_])
+        return fm.apply(DEPLOYMENTS, live, config, manager, False)[0]
+
+    one = apply(apply(None, mine, "a"), theirs, "b")
+    two = apply(apply(None, theirs, "b"), mine, "a")
+
+    def containers(obj):
+        return sorted(c["name"] for c in obj["spec"]["template"]["spec"]["containers"])
+
+    assert containers(one) == containers(two) == sorted(mine + theirs)
+    assert _owners(one) == _owners(two)
