@@ -167,12 +167,13 @@ def _apply(args) -> int:
 
     prune = PruneOptions(selector=args.selector, allowlist=args.prune_allowlist, applyset=args.applyset,
                          cascade=args.cascade, grace_period=args.grace_period)
-    run = ApplyRun(sess, options, prune=prune, on_outcome=report, warn=_warn)
+    writer: dict = {}
     if parse_bool(args.server_side, "--server-side"):
         from kubelite.apply.serverside import ServerSideApplier
 
-        run.applier = ServerSideApplier(sess, options, force_conflicts=args.force_conflicts,
-                                        subresource=args.subresource, on_outcome=report, warn=_warn)
+        writer = {"applier_class": ServerSideApplier, "force_conflicts": args.force_conflicts,
+                  "subresource": args.subresource}
+    run = ApplyRun(sess, options, prune=prune, on_outcome=report, warn=_warn, **writer)
     result = run.apply(manifests)
     if printed:
         _write(common.render(output, printed[0] if len(printed) == 1 else _as_list(printed)))
