@@ -67,6 +67,7 @@ COMMANDS = [
     "apply --server-side --field-manager=other -f {legacy}",
     "apply --force-conflicts -f {legacy}",
     "apply --server-side=bogus -f {legacy}",
+    "apply --server-side --force -f {legacy}",
     "apply --server-side --prune --all -f {legacy}",
     "apply --server-side --prune -l app=demo -f {legacy}",
     # diff --server-side: the server's dry run of the apply, compared with the live object

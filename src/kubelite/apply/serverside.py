@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from kubelite.apply.engine import Applier, Outcome, sourced
+from kubelite.apply.engine import Applier, Outcome
 from kubelite.apply.objects import Item
 
 SERVER_SIDE_MANAGER = "kubectl"
@@ -51,9 +51,22 @@ class ServerSideApplier(Applier):
         if self.options.dry_run == "client":
             return Outcome(item, APPLIED, item.obj)
         obj = self._send(item)
-        if self.options.field_manager == SERVER_SIDE_MANAGER and self.options.dry_run == "none":
+        # The follow-ups never fail the apply: kubectl warns and retries them next time.
+        try:
             obj = self._save_last_applied(item, obj)
-            obj = self._migrate_client_side(item, obj)
+        except Exception as err:  # noqa: BLE001 - reported as kubectl reports it
+            self.warn(MIGRATION_WARNINGS["last-applied"] + _reason(err))
+            return Outcome(item, APPLIED, obj)
+        try:
+            migrated = self._migrate_client_side(item, obj)
+        except Exception as err:  # noqa: BLE001
+            self.warn(MIGRATION_WARNINGS["patch"] + _reason(err))
+            return Outcome(item, APPLIED, obj)
+        if migrated is not None:
+            try:
+                obj = self._send(item)  # dropped fields can now finally go
+            except Exception as err:  # noqa: BLE001
+                self.warn(MIGRATION_WARNINGS["reapply"] + _reason(err))
         return Outcome(item, APPLIED, obj)
 
     def _params(self, manager: str | None = None):
@@ -77,46 +90,69 @@ class ServerSideApplier(Applier):
             raise  # kubectl reports the server's answer as it is (no source)
 
     def _save_last_applied(self, item: Item, obj: dict) -> dict:
-        """An object that carries a client-side apply annotation gets the applied configuration in it."""
-        annotations = (obj.get("metadata") or {}).get("annotations") or {}
-        if LAST_APPLIED not in annotations:
+        """With kubectl's own manager, a client-side apply annotation nobody applies yet is applied
+        as it stands by `kubectl-last-applied`, so later applies do not drop it."""
+        if self.options.field_manager != SERVER_SIDE_MANAGER:
             return obj
-        from kubelite.apply.lastapplied import set_last_applied_text
-
-        meta = {"annotations": {LAST_APPLIED: set_last_applied_text(item.obj)}, "name": item.name}
+        meta = obj.get("metadata") or {}
+        annotation = (meta.get("annotations") or {}).get(LAST_APPLIED)
+        if annotation is None or _owners_of_last_applied(meta, "Apply"):
+            return obj
+        body_meta = {"annotations": {LAST_APPLIED: annotation}, "name": item.name}
         if item.namespace:
-            meta["namespace"] = item.namespace
-        body = {"apiVersion": item.obj.get("apiVersion"), "kind": item.obj.get("kind"), "metadata": meta}
+            body_meta["namespace"] = item.namespace
+        body = {"apiVersion": item.obj.get("apiVersion"), "kind": item.obj.get("kind"), "metadata": body_meta}
         return self.session.client.patch(item.resource, item.namespace or None, item.name,
                                          json.dumps(body, sort_keys=True, separators=(",", ":")), "apply",
                                          self._params(LAST_APPLIED_MANAGER))
 
-    def _migrate_client_side(self, item: Item, obj: dict) -> dict:
-        """Fold the client-side apply managers' fields into ours, then apply again."""
+    def _migrate_client_side(self, item: Item, obj: dict) -> dict | None:
+        """Fold the client-side apply managers' fields into ours (kubectl's csaupgrade); the
+        object after it, or None when there was nothing to migrate."""
         from kubelite.client.errors import ApiError
 
+        last_error = None
         for _ in range(MAX_MIGRATION_RETRIES):
-            patch = upgrade_patch(obj, SERVER_SIDE_MANAGER)
+            patch = upgrade_patch(obj, self.options.field_manager)
             if patch is None:
-                return obj
+                return None
             try:
-                self.session.client.patch(item.resource, item.namespace or None, item.name, json.dumps(patch),
-                                          "json", self._params())
-                break
+                return self.session.client.patch(item.resource, item.namespace or None, item.name,
+                                                 json.dumps(patch), "json", self._params())
             except ApiError as err:
-                if err.code not in (409, 422):
-                    raise sourced("patching", item.source, err) from None
+                if err.code != 409:
+                    raise
+                last_error = err
                 obj = self.session.client.get(item.resource, item.name, item.namespace or None)
-        else:
-            return obj
-        return self._send(item)
+        raise last_error
+
+
+MIGRATION_WARNINGS = {
+    "last-applied": "Warning: failed to migrate kubectl.kubernetes.io/last-applied-configuration for Server-Side "
+                    "Apply. This is non-fatal and will be retried next time you apply. Error: ",
+    "patch": "Warning: server rejected managed fields migration to Server-Side Apply. This is non-fatal and will "
+             "be retried next time you apply. Error: ",
+    "reapply": "Warning: failed to re-apply configuration after performing Server-Side Apply migration. This is "
+               "non-fatal and will be retried next time you apply. Error: ",
+}
+
+
+def _reason(err: Exception) -> str:
+    from kubelite.client.errors import ApiError
+
+    return err.message if isinstance(err, ApiError) else str(err)
+
+
+def _owners_of_last_applied(meta: dict, operation: str) -> list:
+    return [e for e in meta.get("managedFields") or []
+            if e.get("operation") == operation and _owns_last_applied(e)]
 
 
 def upgrade_patch(obj: dict, manager: str) -> list | None:
     """The JSON patch moving client-side apply ownership to `manager`'s Apply entry (or None)."""
     meta = obj.get("metadata") or {}
     entries = meta.get("managedFields") or []
-    csa = [e for e in entries if e.get("operation") == "Update" and _owns_last_applied(e)]
+    csa = _owners_of_last_applied(meta, "Update")
     if not csa:
         return None
     from kubelite.server.fieldmanager import paths as fp

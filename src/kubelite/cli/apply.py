@@ -97,6 +97,8 @@ def check_flags(args, dry_run: str) -> None:
         fail("--force-conflicts only works with --server-side")
     if dry_run == "client" and server_side:
         fail("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)")
+    if server_side and args.force:
+        fail("--force cannot be used with --server-side")
     if dry_run == "server" and args.force:
         fail("--dry-run=server cannot be used with --force")
     if args.all and args.selector:
