@@ -54,3 +54,34 @@ def test_a_fake_clock_cluster_settles_and_advances(cluster, api):
     cluster.advance(60)
     assert cluster.clock.time() == before + 60
     assert api.get("/api/v1/namespaces/default").status_code == 200
+
+
+def test_controllers_flag_follows_kube_controller_manager():
+    from kubelite.server.controllers import default_controllers, select_controllers
+
+    every = [c.name for c in default_controllers()]
+    assert [c.name for c in select_controllers("*")] == every
+    assert [c.name for c in select_controllers("-*")] == ["crd-registry"]  # the API server's own follower
+    assert [c.name for c in select_controllers("")] == ["crd-registry"]
+    without_jobs = [c.name for c in select_controllers("*,-job")]
+    assert "job" not in without_jobs and "deployment" in without_jobs
+    assert [c.name for c in select_controllers("deployment,replicaset")] == \
+        [n for n in every if n in ("crd-registry", "deployment", "replicaset")]
+    import pytest
+
+    with pytest.raises(ValueError, match='"nope" is not in the list of known controllers'):
+        select_controllers("*,-nope")
+
+
+def test_a_cluster_without_controllers_runs_nothing(tmp_path):
+    from kubelite.server.controllers import select_controllers
+
+    with Cluster("memory://", controllers=select_controllers("-*"), background=False) as bare, \
+            bare.http_client() as client:
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                      "spec": {"selector": {"matchLabels": {"app": "web"}},
+                               "template": {"metadata": {"labels": {"app": "web"}},
+                                            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+        assert client.post("/apis/apps/v1/namespaces/default/deployments", json=deployment).status_code == 201
+        assert bare.settle()
+        assert client.get("/apis/apps/v1/namespaces/default/replicasets").json()["items"] == []

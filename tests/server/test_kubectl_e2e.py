@@ -9,7 +9,13 @@ import subprocess
 import pytest
 import yaml
 
-from test_serve_support import KUBECTL, cluster, kubectl_at  # noqa: F401 (cluster: a fixture)
+from test_serve_support import KUBECTL, bare_cluster, kubectl_at  # noqa: E402,F401 (bare_cluster: a fixture)
+
+
+@pytest.fixture(scope="module")
+def cluster(bare_cluster):
+    """These recordings were made against a kube-apiserver with no controllers running."""
+    return bare_cluster
 
 pytestmark = [pytest.mark.kubectl,
               pytest.mark.skipif(not pathlib.Path(KUBECTL).exists(), reason="kubectl not installed")]

@@ -12,7 +12,15 @@ import pathlib
 
 import pytest
 
-from test_serve_support import KUBECTL, cluster, kubectl_at  # noqa: F401 (cluster: a fixture)
+import pytest  # noqa: E402
+
+from test_serve_support import KUBECTL, bare_cluster, kubectl_at  # noqa: E402,F401 (bare_cluster: a fixture)
+
+
+@pytest.fixture(scope="module")
+def cluster(bare_cluster):
+    """These recordings were made against a kube-apiserver with no controllers running."""
+    return bare_cluster
 
 TABLES = pathlib.Path(__file__).parent.parent / "data" / "reference" / "apiserver" / "tables"
 pytestmark = [pytest.mark.kubectl,

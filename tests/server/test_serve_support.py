@@ -80,9 +80,9 @@ class Served:
 
 
 @contextlib.contextmanager
-def serving(base: pathlib.Path) -> Iterator[Served]:
+def serving(base: pathlib.Path, *args: str) -> Iterator[Served]:
     """A started `kubelite serve` keeping its data and kubeconfig under `base`, stopped on the way out."""
-    server = Served(base / "data", base / "kubeconfig").start()
+    server = Served(base / "data", base / "kubeconfig", args).start()
     try:
         yield server
     finally:
@@ -101,6 +101,15 @@ def cluster(tmp_path_factory):
     """A `kubelite serve` for the test module with the folder it keeps its files in: (Served, base)."""
     base = tmp_path_factory.mktemp("cluster")
     with serving(base) as server:
+        yield server, base
+
+
+@pytest.fixture(scope="module")
+def bare_cluster(tmp_path_factory):
+    """`kubelite serve --controllers=-*`, an API server alone (as the recordings made against a
+    kube-apiserver without controllers): (Served, base)."""
+    base = tmp_path_factory.mktemp("bare")
+    with serving(base, "--controllers=-*") as server:
         yield server, base
 
 

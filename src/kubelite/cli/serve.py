@@ -30,6 +30,9 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--anonymous-auth", type=_bool, nargs="?", const=True, default=True,
                         help="requests without credentials run as system:anonymous (RBAC decides); false: 401")
     parser.add_argument("--nodes", type=int, default=1, help="how many simulated nodes run pods (default 1)")
+    parser.add_argument("--controllers", default="*",
+                        help="controllers to run, as kube-controller-manager's flag: '*' all, 'NAME' on, "
+                             "'-NAME' off ('-*': an API server alone)")
     parser.add_argument("--storage", default=None,
                         help="storage URL: sqlite:PATH, etcd://HOST:PORT[,HOST:PORT...] or memory: "
                              "(default: sqlite database in the data dir)")
@@ -52,7 +55,10 @@ def run(argv: list[str]) -> int:
         storage = storage_url(args)
         times = election_times(args)
         tokens = _static_tokens(args.token_auth_file)
-        server = build_server(data_dir, storage, args.nodes)
+        from kubelite.server.controllers import select_controllers
+
+        controllers = select_controllers(args.controllers)
+        server = build_server(data_dir, storage, args.nodes, controllers)
         if tokens:
             server.app.auth.authn.add_tokens(tokens)
         server.app.auth.authn.anonymous = args.anonymous_auth
@@ -172,7 +178,8 @@ def _log_controllers() -> None:
 class LocalServer:
     """Everything a served data directory holds: the cluster, its TLS files and token."""
 
-    def __init__(self, data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1):
+    def __init__(self, data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1,
+                 controllers: bool | list = True):
         from kubelite.server.auth import ensure_token
         from kubelite.server.cluster import Cluster
         from kubelite.server.tls import ensure_tls
@@ -183,7 +190,7 @@ class LocalServer:
         self.tls = ensure_tls(data_dir / "pki")
         self.token = ensure_token(data_dir)
         self.cluster = Cluster(storage or str(data_dir / "state.db"), token=self.token, nodes=nodes,
-                               ca=self.tls.ca_pem())
+                               ca=self.tls.ca_pem(), controllers=controllers)
         self.store = self.cluster.store
         self.api = self.cluster.api
         from kubelite.server.auth.signing import KEY_FILE, Signer
@@ -196,5 +203,6 @@ class LocalServer:
         self.cluster.close()
 
 
-def build_server(data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1) -> LocalServer:
-    return LocalServer(data_dir, storage, nodes)
+def build_server(data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1,
+                 controllers: bool | list = True) -> LocalServer:
+    return LocalServer(data_dir, storage, nodes, controllers)

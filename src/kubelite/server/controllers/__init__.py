@@ -33,3 +33,29 @@ def default_controllers() -> list[type]:
             SimulatedNodes, NodeLifecycle, TaintEviction, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
             EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController,
             SystemNamespaces, DisruptionController, ClusterRoleAggregation, ServiceAccountTokens]
+
+
+# The API server's own followers: they are not kube-controller-manager controllers and run
+# whatever `--controllers` says.
+_ALWAYS = ("crd-registry",)
+
+
+def select_controllers(spec: str) -> list[type]:
+    """kube-controller-manager's `--controllers`: a comma list where `*` is every controller,
+    `NAME` enables one and `-NAME` disables one (`-*` or an empty list: none)."""
+    available = default_controllers()
+    names = {cls.name for cls in available}
+    words = [w.strip() for w in spec.split(",") if w.strip()]
+    unknown = [w.lstrip("-") for w in words if w.lstrip("-") not in names and w.lstrip("-") != "*"]
+    if unknown:
+        raise ValueError(f'"{unknown[0]}" is not in the list of known controllers: '
+                         f'{", ".join(sorted(names - set(_ALWAYS)))}')
+
+    def enabled(name: str) -> bool:
+        if name in _ALWAYS or name in words:
+            return True
+        if f"-{name}" in words:
+            return False
+        return "*" in words and "-*" not in words
+
+    return [cls for cls in available if enabled(cls.name)]
