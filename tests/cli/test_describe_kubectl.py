@@ -26,7 +26,9 @@ COMMANDS = [
                                                     "--show-events=false"],
 ]
 # Objects besides the recorded inputs: what a cluster's controllers would have made (quota status,
-# the deployment's ReplicaSets, events), made by hand since `kubelite serve` runs no controllers.
+# the deployment's ReplicaSets, events), made by hand on an API server alone (`served` below runs
+# no controllers, which would otherwise replace them); test_running_workloads_match_kubectl
+# compares what the controllers themselves make.
 EXTRA = """\
 apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
@@ -53,6 +55,15 @@ QUOTA_STATUS = {"resourcequota-rich": {"hard": {"pods": "10", "requests.cpu": "4
                                        "used": {"pods": "3", "requests.cpu": "1500m", "limits.memory": "512Mi"}},
                 "resourcequota-scoped": {"hard": {"pods": "5", "requests.memory": "1Gi", "limits.cpu": "2"},
                                          "used": {"pods": "0", "requests.memory": "1048576", "limits.cpu": "2"}}}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """`kubelite serve --controllers=-*`: the hand-made objects stay as made."""
+    from test_serve_support import serving
+
+    with serving(tmp_path_factory.mktemp("bare"), "--controllers=-*") as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +175,67 @@ def test_deployment_replica_sets_and_events_are_shown(described, served, tmp_pat
     assert "something about endpointslice-rich" in text
     text = kubelite.run("-n", NS, "describe", "resourcequota", "resourcequota-scoped").stdout
     assert "requests.memory  1Mi   1Gi\n" in text
+
+
+RUNNING = "describe-running"
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory):
+    """A `kubelite serve` with its controllers, a Deployment rolled out and a Job complete, and
+    kubectl to it: the state describe reads no longer changes."""
+    import shutil
+
+    from cli_support import CLI, KUBECTL
+    from test_serve_support import serving
+
+    if not shutil.which(KUBECTL):
+        pytest.skip("kubectl not installed")
+    base = tmp_path_factory.mktemp("running")
+    with serving(base) as server:
+        kubectl = CLI(base, [KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(base / "c")])
+        for argv in (["create", "namespace", RUNNING],
+                     ["-n", RUNNING, "create", "deployment", "web", "--image=nginx:1.25", "--replicas=2"],
+                     ["-n", RUNNING, "create", "job", "once", "--image=busybox"],
+                     ["-n", RUNNING, "rollout", "status", "deployment/web", "--timeout=120s"],
+                     ["-n", RUNNING, "wait", "--for=condition=Complete", "job/once", "--timeout=120s"]):
+            r = kubectl.run(*argv)
+            assert r.returncode == 0, (argv, r.stderr)
+        yield server, kubectl
+
+
+@pytest.mark.kubectl
+@pytest.mark.parametrize("argv", [["pods"], ["deployment", "web"], ["replicasets"], ["job", "once"]],
+                         ids=" ".join)
+def test_running_workloads_match_kubectl(running, tmp_path, argv):
+    """Objects the controllers made and updated (running containers, pod conditions, a rolled-out
+    Deployment, a complete Job) describe as kubectl describes them."""
+    from cli_support import CLI, kubelite_argv
+
+    server, kubectl = running
+    kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(server.kubeconfig)])
+    want = kubectl.run("-n", RUNNING, "describe", *argv)
+    got = kubelite.run("-n", RUNNING, "describe", *argv)
+    assert (got.returncode, got.stderr) == (want.returncode, want.stderr)
+    assert "Events:  <none>" not in want.stdout  # the events tables below are compared too
+    assert _event_ages_masked(got.stdout) == _event_ages_masked(want.stdout)
+
+
+def _event_ages_masked(text: str) -> list[str]:
+    """describe's lines with each event's Age (time since, read at a different second by the two
+    runs, and the column widths that follow from it) masked; everything else as printed."""
+    import re
+
+    lines, in_events = [], False
+    for line in text.splitlines():
+        if line.startswith("Events:"):
+            in_events = True
+        elif not line.startswith("  "):
+            in_events = False
+        elif in_events:  # the heading, the rule and the rows: fields without their padding
+            fields = re.split(r" {2,}", line.strip())
+            if fields[0] in ("Normal", "Warning") and len(fields) >= 4:
+                fields[2] = "<age>"
+            line = "  " + " | ".join(fields)
+        lines.append(line)
+    return lines

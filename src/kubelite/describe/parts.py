@@ -193,7 +193,8 @@ def _state(w: Writer, status: dict) -> None:
     last = as_dict(status.get("lastState"))
     if any(last.get(k) for k in ("running", "waiting", "terminated")):
         _one_state(w, "Last State", last)
-    w.write(2, f"Ready:\t{go_value(bool(status.get('ready')))}\n")
+    # kubectl's printBool here (capitalised), unlike the %v of a bool elsewhere
+    w.write(2, f"Ready:\t{'True' if status.get('ready') else 'False'}\n")
     w.write(2, f"Restart Count:\t{status.get('restartCount', 0)}\n")
 
 
