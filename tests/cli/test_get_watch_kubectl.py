@@ -87,8 +87,13 @@ def loaded(served, tmp_path_factory):
     (base / "objects.yaml").write_text(OBJECTS)
     (base / "two-kinds.yaml").write_text(TWO_KINDS)
     (base / "two-configmaps.yaml").write_text(TWO_CONFIGMAPS)
-    r = subprocess.run([KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(base / "cache"),
-                        "create", "-f", str(base / "objects.yaml")], capture_output=True, text=True)
+    kubectl = [KUBECTL, "--kubeconfig", str(served.kubeconfig), "--cache-dir", str(base / "cache")]
+    r = subprocess.run(kubectl + ["create", "-f", str(base / "objects.yaml")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # the root CA publisher's config map is part of every namespace's listing: wait for it, so
+    # that no watcher starts before it exists and another after
+    r = subprocess.run(kubectl + ["wait", "--for=create", "configmap/kube-root-ca.crt", "--timeout=60s"],
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return served, base
 
@@ -123,7 +128,8 @@ def test_watch_output_matches_kubectl_with_writes_during_the_watch(loaded, remot
     assert not failures, failures
     # The writes were seen: gamma added then deleted, alpha modified.
     events = [line.split()[:2] for line in seen["get cm -w --output-watch-events"].splitlines()]
-    assert events == [["EVENT", "NAME"], ["ADDED", "alpha"], ["ADDED", "beta"], ["ADDED", "gamma"],
+    assert events == [["EVENT", "NAME"], ["ADDED", "alpha"], ["ADDED", "beta"], ["ADDED", "kube-root-ca.crt"],
+                      ["ADDED", "gamma"],
                       ["MODIFIED", "alpha"], ["MODIFIED", "beta"], ["DELETED", "gamma"]]
 
 
