@@ -88,6 +88,17 @@ def _normal(text: str, namespace: str) -> str:
     return text.replace(f" in {namespace} namespace.", " in NS namespace.").replace("'kubectl ", "'kubelite ")
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """`kubelite serve` with the namespace controller alone: the statuses written by hand here stay
+    as written (a deployment controller would rewrite them between two commands), and the two
+    namespaces still go away between tests."""
+    from test_serve_support import serving
+
+    with serving(tmp_path_factory.mktemp("served"), "--controllers=namespace") as server:
+        yield server
+
+
 @pytest.fixture
 def two_namespaces(served, tmp_path):
     if not shutil.which(KUBECTL):
