@@ -180,6 +180,15 @@ def test_force_flag_errors_as_kubectl(served, tmp_path, extra):
 # -- --save-config migrations (seed 000 "Changing management methods") ------------------------------------
 
 
+def _settled(served, name: str) -> None:
+    """Wait until the controllers have written the new Deployment's last status (rolled out), as a person
+    exporting it would: an export taken earlier holds a resourceVersion that their next status write
+    makes stale, and replace then answers 409 for kubectl and kubelite alike (kube-apiserver does too)."""
+    done = served.kubectl("wait", f"deployment/{name}", "--timeout=60s",
+                          '--for=jsonpath={.status.conditions[?(@.type=="Progressing")].reason}=NewReplicaSetAvailable')
+    assert done.returncode == 0, done.stderr
+
+
 @needs_kubectl
 def test_save_config_migrations(served, tmp_path):
     def steps(tool):
@@ -207,6 +216,8 @@ def test_save_config_migrations(served, tmp_path):
         run = getattr(served, tool)
         outs = []
         for step in steps(tool):
+            if step[0] == "get":
+                _settled(served, step[2])
             proc = run(*step)
             if step[0] == "get":
                 obj = json.loads(proc.stdout)

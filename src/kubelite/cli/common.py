@@ -690,6 +690,17 @@ def without_managed_fields(obj: Any) -> Any:
     return obj
 
 
+def typed_json(output: Output, obj: Any) -> str:
+    """-o json of an object kubectl decoded into a Go struct: struct field order, and (like every -o json
+    printer of kubectl's, which all sit behind OmitManagedFieldsPrinter) managedFields left out unless
+    --show-managed-fields."""
+    from kubelite.imperative.jsonorder import to_json_in_order
+
+    if not output.show_managed_fields:
+        obj = without_managed_fields(obj)
+    return to_json_in_order(obj)
+
+
 def render(output: Output, obj: Any) -> str:
     """The text -o prints for one object (or a List)."""
     if output.kind in ("yaml", "json") and not output.show_managed_fields:

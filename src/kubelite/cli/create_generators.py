@@ -557,9 +557,7 @@ def _print(obj: dict, output, dry_run: str, *, ordered: bool) -> int:
     from kubelite.imperative.jsonorder import is_typed
 
     if output.kind == "json" and (ordered or is_typed(obj)):  # server answers are decoded into structs too
-        from kubelite.imperative.jsonorder import to_json_in_order
-
-        sys.stdout.write(to_json_in_order(obj))
+        sys.stdout.write(common.typed_json(output, obj))
     elif output.kind:
         sys.stdout.write(common.render(output, obj))
     else:

@@ -51,9 +51,7 @@ def print_result(obj: dict, output, operation: str, dry_run: str, *, ordered: bo
     from kubelite.imperative.jsonorder import is_typed
 
     if output.kind == "json" and (ordered or is_typed(obj)):  # server answers are decoded into structs too
-        from kubelite.imperative.jsonorder import to_json_in_order
-
-        sys.stdout.write(to_json_in_order(obj))
+        sys.stdout.write(common.typed_json(output, obj))
     elif output.kind:
         sys.stdout.write(common.render(output, obj))
     else:

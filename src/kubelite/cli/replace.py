@@ -49,6 +49,22 @@ def run(argv: list[str]) -> int:
     return common.run(build_parser(), argv, _replace)
 
 
+def _versioned(sess, request: common.Request, obj: dict, subresource: str | None) -> dict:
+    """The object with the live resourceVersion when its file has none, as kubectl's replace sends it.
+
+    kubectl GETs the object first and PUTs with that version (so a write landing in between answers
+    409 as it does for kubectl), and PUTs the file as it is when the GET fails for any reason."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if meta.get("resourceVersion"):
+        return obj
+    try:
+        live = sess.client.get(request.resource, request.name, request.namespace, subresource=subresource)
+    except Exception:  # noqa: BLE001 (kubectl ignores every error of this GET)
+        return obj
+    version = (live.get("metadata") or {}).get("resourceVersion")
+    return {**obj, "metadata": {**meta, "resourceVersion": version}} if version else obj
+
+
 def _replace(args) -> int:
     args._verb = "replace"
     if not args.filename and not args.kustomize:
@@ -86,6 +102,7 @@ def _replace(args) -> int:
         if dry_run == "client":
             show(obj)
             return
+        obj = _versioned(sess, request, obj, args.subresource or None)
         try:
             replaced = sess.client.replace(request.resource, request.namespace, request.name, obj, params,
                                            subresource=args.subresource or None)

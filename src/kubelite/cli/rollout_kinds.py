@@ -186,7 +186,9 @@ class Deployments:
         if not (obj.get("spec") or {}).get("paused"):
             raise RolloutError("is not paused")
         out = copy.deepcopy(obj)
-        out["spec"]["paused"] = False
+        # kubectl sets Paused=false on the Go struct, which omitempty drops: its patch is {"paused":null},
+        # so the field leaves the object and no manager (kubectl-rollout included) owns it afterwards
+        del out["spec"]["paused"]
         return out
 
     def restart(self, obj: dict, now: str) -> dict:

@@ -93,9 +93,7 @@ def _run(args, command: list[str]) -> int:
     from kubelite.imperative.jsonorder import is_typed
 
     if output.kind == "json" and (ordered or is_typed(result)):  # kubectl decodes overrides/answers into a Pod
-        from kubelite.imperative.jsonorder import to_json_in_order
-
-        sys.stdout.write(to_json_in_order(result))
+        sys.stdout.write(common.typed_json(output, result))
     elif output.kind:
         sys.stdout.write(common.render(output, result))
     else:

@@ -133,7 +133,7 @@ def _set(sub: str, args) -> int:
         else:
             result = _patch(sess, request, obj, updated, args, dry_run)
         result = _decoded(result, "")
-        if printer is not None and output.kind == "json" and _typed_json(result):
+        if printer is not None and output.kind == "json" and _typed_json(output, result):
             pass
         elif printer is not None:
             printer.print(result)
@@ -156,14 +156,13 @@ def _decoded(obj: dict, source: str) -> dict:
         raise common.CommandError(f'error: unable to decode "{source}": {err}') from None
 
 
-def _typed_json(obj: dict) -> bool:
+def _typed_json(output, obj: dict) -> bool:
     """kubectl set decodes built-in kinds into Go structs: -o json prints them in struct order."""
-    from kubelite.imperative.jsonorder import to_json_in_order
     from kubelite.schema import goorder
 
     if not goorder.is_builtin(obj.get("apiVersion"), obj.get("kind")):
         return False
-    sys.stdout.write(to_json_in_order(obj))
+    sys.stdout.write(common.typed_json(output, obj))
     sys.stdout.flush()
     return True
 

@@ -38,7 +38,12 @@ def _import_httpx():
 httpx = _import_httpx()
 
 EMBEDDED_URL = "http://kubelite.embedded"
-USER_AGENT = "kubelite/0.1 (linux/amd64) kubernetes/v1.32"
+# The User-Agent starts "kubectl/" on purpose: a server names the field manager of a write sent without
+# fieldManager after the User-Agent up to its first "/", and kubectl sends several writes that way
+# (scale, --raw create/replace, set env's follow-ups...), so its managedFields say "kubectl". Sending
+# fieldManager=kubectl instead would differ from kubectl on the wire (the query of a --raw URL is the
+# user's, audit logs show the parameter); the agent's tail still names kubelite for whoever reads logs.
+USER_AGENT = "kubectl/v1.32.0 (linux/amd64) kubernetes/kubelite-0.1"
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 RETRY_STATUS = frozenset({429, 503})
 MAX_ATTEMPTS = 4
