@@ -15,6 +15,7 @@ import shutil
 import pytest
 
 from cli_support import CLI, KUBECTL, kubelite_argv
+from test_serve_support import namespaces_only_cluster  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.kubectl
 
@@ -89,14 +90,10 @@ def _normal(text: str, namespace: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """`kubelite serve` with the namespace controller alone: the statuses written by hand here stay
-    as written (a deployment controller would rewrite them between two commands), and the two
-    namespaces still go away between tests."""
-    from test_serve_support import serving
-
-    with serving(tmp_path_factory.mktemp("served"), "--controllers=namespace") as server:
-        yield server
+def served(namespaces_only_cluster):
+    """The statuses written by hand here stay as written: a deployment controller would rewrite
+    them between the kubectl and the kubelite command."""
+    return namespaces_only_cluster
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import subprocess
 import pytest
 
 from cli_support import CLI, KUBECTL, kubelite_argv
+from test_serve_support import namespaces_only_cluster  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.kubectl
 
@@ -122,6 +123,14 @@ def _normal(text: str, namespace: str) -> str:
 
 def _argv(command: str, setup: pathlib.Path) -> list[str]:
     return [part.replace("{setup}", str(setup)) for part in shlex.split(command)]
+
+
+@pytest.fixture(scope="module")
+def served(namespaces_only_cluster):
+    """The commands' -o yaml outputs carry the Deployments' status: with a deployment controller
+    it says how far the rollout in `k` and in `l` had got at that instant, not what either tool
+    does, so the comparison runs where no controller writes them."""
+    return namespaces_only_cluster
 
 
 @pytest.fixture

@@ -113,6 +113,14 @@ def bare_cluster(tmp_path_factory):
         yield server, base
 
 
+@pytest.fixture(scope="module")
+def namespaces_only_cluster(tmp_path_factory):
+    """`kubelite serve --controllers=namespace`: what tests write (statuses, ReplicaSets, events)
+    stays as written, and a deleted namespace still goes (so a test can make it again)."""
+    with serving(tmp_path_factory.mktemp("namespaces-only"), "--controllers=namespace") as server:
+        yield server
+
+
 def kubectl_at(server: Served, cache_dir: pathlib.Path, *args: str,
                stdin: str | None = None) -> subprocess.CompletedProcess:
     """Real kubectl against `server`, with its discovery cache in `cache_dir`."""
