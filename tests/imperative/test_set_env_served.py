@@ -37,8 +37,18 @@ def _comparable(result):
         return rc, out, err
 
 
+def _rolled_out(env: dict, cache_dir) -> None:
+    """Waits until the deployment controller is done with the targets: the -o json/yaml cases
+    print the live Deployments, status and resourceVersion included, so kubectl and kubelite
+    must both read them at rest."""
+    for name in ("envd", "envd2"):
+        p = run_kubectl(["rollout", "status", f"deployment/{name}", "--timeout=120s"], env, cache_dir=cache_dir)
+        assert p.returncode == 0, p.stderr
+
+
 def test_set_env_sources_and_listing_match_kubectl(served_env, tmp_path):
     assert kubelite(["create", "-f", str(TARGETS)])[0] == 0
+    _rolled_out(served_env, tmp_path / "kc")
     mismatches = []
     for case in CASES:
         argv = case.split(" ")
@@ -47,6 +57,8 @@ def test_set_env_sources_and_listing_match_kubectl(served_env, tmp_path):
         got = _comparable(kubelite(argv))
         if got != expected:
             mismatches.append((case, expected, got))
+        if not any(flag in case for flag in ("--dry-run", "--list", "--local")):
+            _rolled_out(served_env, tmp_path / "kc")  # a write may have started a rollout
     for m in mismatches:
         print("MISMATCH", m)
     assert not mismatches, f"{len(mismatches)}/{len(CASES)}"
