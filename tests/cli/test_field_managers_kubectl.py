@@ -59,6 +59,7 @@ STEPS = [
     ("run -n NS pod1 --image=nginx --restart=Never", "pod/pod1"),
     ("create configmap -n NS named --from-literal=a=b --field-manager=my-tool", "configmap/named"),
     ("create configmap -n NS saved --from-literal=a=b --save-config", "configmap/saved"),
+    ("create -n NS -f EDITED --edit", "configmap/edited"),  # the editor changes the value
     ("apply -n NS -f CM", "configmap/cm"),
     ("apply -n NS -f CHANGED", "configmap/cm"),
     ("apply set-last-applied -n NS -f CM", "configmap/cm"),
@@ -83,7 +84,8 @@ def files(tmp_path):
     return {"DEPLOY": write("deploy.json", _deployment("kc", "nginx:1.24")),
             "REPLACE": write("replace.json", replaced), "CM": write("cm.json", _CM),
             "CHANGED": write("changed.json", {**_CM, "data": {"a": "2"}}), "SSA": write("ssa.json", _SSA),
-            "RAW": write("raw.json", {**_CM, "metadata": {"name": "raw"}}), "EDITOR": str(editor)}
+            "RAW": write("raw.json", {**_CM, "metadata": {"name": "raw"}}), "EDITOR": str(editor),
+            "EDITED": write("edited.json", {**_CM, "metadata": {"name": "edited"}, "data": {"image": "nginx:1.24"}})}
 
 
 def _words(step: str, namespace: str, files: dict) -> list[str]:
