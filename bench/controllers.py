@@ -7,7 +7,10 @@
     in-process        a memory Cluster on a fake clock: create, then settle (the controllers alone)
 
 For each: seconds from the start of `apply` to `rollout status` returning success, and pods created
-per second over that time. Usage: python bench/controllers.py [--smoke] [--replicas N].
+per second over that time. Then the idle cost of a running cluster: a `kubelite serve` with 1,000
+Running pods (10 Deployments of 100 on 10 nodes; --smoke: 50 pods) is left alone, and the CPU time
+the server process uses over a quiet window (node leases and status renewals only) is reported as a
+share of one core. Usage: python bench/controllers.py [--smoke] [--replicas N].
 --smoke uses 10 replicas so the whole run takes a few seconds.
 """
 from __future__ import annotations
@@ -73,6 +76,35 @@ def in_process(replicas: int) -> float:
     return elapsed
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cpu(base: pathlib.Path, env: dict, pods: int, window: float) -> tuple[float, float]:
+    """(seconds until `pods` pods ran, share of one core the idle server then uses)."""
+    from test_serve_support import Served
+
+    per = 100 if pods >= 100 else pods
+    manifests = base / "idle.yaml"
+    manifests.write_text("---\n".join(MANIFEST.format(name=f"idle-{i}", replicas=per) for i in range(pods // per)))
+    nodes = max(1, -(-pods // 100))
+    server = Served(base / "idle", base / "idle-kubeconfig", ("--nodes", str(nodes))).start()
+    try:
+        kc = KUBELITE + ["--kubeconfig", str(base / "idle-kubeconfig")]
+        started = time.perf_counter()
+        _run(kc + ["apply", "-f", str(manifests)], env)
+        _run(kc + ["wait", "--for=condition=Available", "deployment", "--all", "--timeout=900s"], env)
+        ran = time.perf_counter() - started
+        before, t0 = _cpu_seconds(server.proc.pid), time.perf_counter()
+        time.sleep(window)  # the measurement itself: a quiet cluster over a fixed window
+        used = _cpu_seconds(server.proc.pid) - before
+        return ran, used / (time.perf_counter() - t0)
+    finally:
+        server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="10 replicas (CI)")
@@ -106,6 +138,10 @@ def main() -> None:
                 _report(replicas, rows[-1])
         finally:
             server.stop()
+        pods, window = (50, 3.0) if args.smoke else (1000, 20.0)
+        ran, share = idle_cpu(base, env, pods, window)
+        print(f"{pods} pods Running on `kubelite serve` after {ran:.1f} s; idle server CPU over {window:.0f} s: "
+              f"{share * 100:.1f}% of one core", flush=True)
 
 
 def _report(replicas: int, row: tuple[str, float]) -> None:

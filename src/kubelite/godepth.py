@@ -15,3 +15,28 @@ def allow_go_depth() -> None:
     """Let this process handle documents as deep as Go's decoders accept."""
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text nests deeper than `limit` (Go refuses it as a syntax error), whatever
+    Python's recursion limit would let json.loads do."""
+    if text.count("[") + text.count("{") <= limit:
+        return False  # cannot nest deeper than it has openers
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False

@@ -139,6 +139,10 @@ def _load(value: Any, empty_ok: bool = True) -> dict:
     if isinstance(value, str):
         if not value and empty_ok:
             return {}
+        from kubelite.godepth import too_deep
+
+        if too_deep(value):
+            raise fail(BAD_JSON_DOC)
         try:
             parsed = json.loads(value, parse_constant=_reject_constant)
         except (ValueError, RecursionError):
