@@ -17,12 +17,9 @@ def allow_go_depth() -> None:
         sys.setrecursionlimit(RECURSION_LIMIT)
 
 
-def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
-    """Whether JSON text nests deeper than `limit` (Go refuses it as a syntax error), whatever
-    Python's recursion limit would let json.loads do."""
-    if text.count("[") + text.count("{") <= limit:
-        return False  # cannot nest deeper than it has openers
-    depth, in_string, escaped = 0, False, False
+def brackets(text: str):
+    """The JSON brackets of `text` outside string literals, in order ("[", "{", "]", "}")."""
+    in_string = escaped = False
     for ch in text:
         if in_string:
             if escaped:
@@ -33,10 +30,18 @@ def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif ch in "]}":
-            depth -= 1
+        elif ch in "[{]}":
+            yield ch
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text nests deeper than `limit` (Go refuses it as a syntax error), whatever
+    Python's recursion limit would let json.loads do."""
+    if text.count("[") + text.count("{") <= limit:
+        return False  # cannot nest deeper than it has openers
+    depth = 0
+    for ch in brackets(text):
+        depth += 1 if ch in "[{" else -1
+        if depth > limit:
+            return True
     return False

@@ -179,21 +179,13 @@ _JSON_CONTEXT = {
 
 def _innermost_open(text: str, start: int, end: int) -> str:
     """The innermost unclosed bracket between start and end ("{" or "[")."""
+    from kubelite.godepth import brackets
+
     stack: list[str] = []
-    in_string = escaped = False
-    for c in text[start:end]:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "[{":
+    for c in brackets(text[start:end]):
+        if c in "[{":
             stack.append(c)
-        elif c in "]}" and stack:
+        elif stack:
             stack.pop()
     return stack[-1] if stack else ""
 
