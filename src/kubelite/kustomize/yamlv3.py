@@ -29,11 +29,19 @@ _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _GO_INT = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|0[oO]?[0-7]+|0[bB][01]+|[1-9][0-9]*|0)$")
 
 
-class _Loader(_Base):  # type: ignore[misc, valid-type]
+class _Unresolved:
     def resolve(self, kind, value, implicit):  # PyYAML hook: keep plain scalars unresolved
         if kind is ScalarNode:
             return _PLAIN if implicit[0] else _T + "str"
         return _T + ("map" if kind is MappingNode else "seq")
+
+
+class _Loader(_Unresolved, _Base):  # type: ignore[misc, valid-type]
+    pass
+
+
+class _PyLoader(_Unresolved, yaml.SafeLoader):
+    """For what libyaml (>= 0.2.5) refuses and yaml.v3 reads: more than 1,000 nesting levels."""
 
 
 def _go_parse_int(text: str) -> int | None:
@@ -178,7 +186,12 @@ def _error_line(exc: yaml.YAMLError) -> int:
 def load_all(text: str) -> list:
     """All documents of a YAML stream as JSON values (empty documents become None)."""
     try:
-        nodes = list(yaml.compose_all(text, Loader=_Loader))
+        try:
+            nodes = list(yaml.compose_all(text, Loader=_Loader))
+        except yaml.YAMLError as exc:
+            if "maximum nesting depth" not in str(getattr(exc, "problem", "")):
+                raise
+            nodes = list(yaml.compose_all(text, Loader=_PyLoader))
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = _error_line(exc)

@@ -364,7 +364,8 @@ def _problem(exc: yaml.YAMLError, text: str) -> tuple[str, int | None]:
 
 
 class _DuplicateAnchor(Exception):
-    pass
+    """The C parser refused what go-yaml accepts (a reused anchor name; libyaml >= 0.2.5's nesting
+    limit of 1,000 levels): the pure-Python parser reads it instead."""
 
 
 _WORD = re.compile(r"[^\s,\[\]{}]*")
@@ -386,7 +387,8 @@ def decode_yaml(text: str, loader_class=None) -> object:
         try:
             node = loader.get_node() if loader.check_node() else None
         except yaml.YAMLError as exc:
-            if "duplicate anchor" in str(getattr(exc, "context", "")) and loader_class is GoYamlLoader:
+            if loader_class is GoYamlLoader and ("duplicate anchor" in str(getattr(exc, "context", ""))
+                                                 or "maximum nesting depth" in str(getattr(exc, "problem", ""))):
                 raise _DuplicateAnchor() from None
             problem, line = _problem(exc, text)
             prefix = f"yaml: line {line}: " if line is not None else "yaml: "
