@@ -1,0 +1,104 @@
+"""Simulated resource usage, the figures metrics.k8s.io/v1beta1 serves (PodMetrics, NodeMetrics).
+
+kubelite runs no containers, so usage is a deterministic rule, computed on each request:
+- a container of a Running pod uses what the pod's annotation `sim.kubelite.io/cpu` /
+  `sim.kubelite.io/memory` says (split evenly over the pod's containers), so tests can steer an
+  autoscaler; else its request; else a small fixed default (1m CPU, 4Mi memory);
+- a node uses the sum of its Running pods' usage.
+Figures are written as metrics-server writes them: CPU in nanocores (`"250000000n"`), memory in
+kibibytes (`"65536Ki"`); each object carries `timestamp` (the cluster clock) and `window`.
+Pods that are not Running have no metrics (metrics-server reports only what the kubelet measures).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from kubelite.quantity import QuantityError, quantity_value
+
+CPU_ANNOTATION = "sim.kubelite.io/cpu"
+MEMORY_ANNOTATION = "sim.kubelite.io/memory"
+DEFAULT_USAGE = {"cpu": Fraction(1, 1000), "memory": Fraction(4 * 1024 * 1024)}
+WINDOW = "10s"
+_ANNOTATIONS = {"cpu": CPU_ANNOTATION, "memory": MEMORY_ANNOTATION}
+
+
+def _quantity(value) -> Fraction | None:
+    try:
+        return quantity_value(value)
+    except (QuantityError, ValueError, TypeError, ZeroDivisionError):
+        return None
+
+
+def format_usage(resource: str, amount: Fraction) -> str:
+    """Nanocores for CPU, kibibytes for memory, rounded up as metrics-server's integers are."""
+    if resource == "cpu":
+        return f"{math.ceil(amount * 10**9)}n"
+    return f"{math.ceil(amount / 1024)}Ki"
+
+
+def container_usage(pod: dict, container: dict) -> dict[str, Fraction]:
+    """One container's usage in cores and bytes, by the rule in the module docstring."""
+    annotations = (pod.get("metadata") or {}).get("annotations") or {}
+    count = len((pod.get("spec") or {}).get("containers") or []) or 1
+    requests = ((container.get("resources") or {}).get("requests")) or {}
+    usage = {}
+    for resource, default in DEFAULT_USAGE.items():
+        steered = _quantity(annotations.get(_ANNOTATIONS[resource]))
+        if steered is not None:
+            usage[resource] = steered / count
+            continue
+        requested = _quantity(requests.get(resource))
+        usage[resource] = requested if requested is not None else default
+    return usage
+
+
+def is_running(pod: dict) -> bool:
+    return (pod.get("status") or {}).get("phase") == "Running"
+
+
+def pod_metrics(pod: dict, timestamp: str) -> dict:
+    """The PodMetrics object of a Running pod."""
+    meta = pod.get("metadata") or {}
+    containers = []
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        usage = container_usage(pod, container)
+        containers.append({"name": container.get("name", ""),
+                           "usage": {r: format_usage(r, a) for r, a in usage.items()}})
+    return {"kind": "PodMetrics", "apiVersion": "metrics.k8s.io/v1beta1",
+            "metadata": _metadata(meta, namespaced=True, timestamp=timestamp),
+            "timestamp": timestamp, "window": WINDOW, "containers": containers}
+
+
+def pod_usage(pod: dict) -> dict[str, Fraction]:
+    """A pod's usage summed over its containers."""
+    total = {r: Fraction(0) for r in DEFAULT_USAGE}
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        for resource, amount in container_usage(pod, container).items():
+            total[resource] += amount
+    return total
+
+
+def node_metrics(node: dict, pods: list[dict], timestamp: str) -> dict:
+    """The NodeMetrics object of a node, from the Running pods bound to it."""
+    name = (node.get("metadata") or {}).get("name", "")
+    total = {r: Fraction(0) for r in DEFAULT_USAGE}
+    for pod in pods:
+        if is_running(pod) and (pod.get("spec") or {}).get("nodeName") == name:
+            for resource, amount in pod_usage(pod).items():
+                total[resource] += amount
+    return {"kind": "NodeMetrics", "apiVersion": "metrics.k8s.io/v1beta1",
+            "metadata": _metadata(node.get("metadata") or {}, namespaced=False, timestamp=timestamp),
+            "timestamp": timestamp, "window": WINDOW,
+            "usage": {r: format_usage(r, a) for r, a in total.items()}}
+
+
+def _metadata(source: dict, namespaced: bool, timestamp: str) -> dict:
+    # metrics-server copies name, namespace and labels; creationTimestamp is the time of the answer.
+    meta = {"name": source.get("name", "")}
+    if namespaced:
+        meta["namespace"] = source.get("namespace", "")
+    meta["creationTimestamp"] = timestamp
+    if source.get("labels"):
+        meta["labels"] = dict(source["labels"])
+    return meta

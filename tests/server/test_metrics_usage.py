@@ -1,0 +1,49 @@
+"""The simulated usage rule behind metrics.k8s.io (src/kubelite/server/metrics.py)."""
+from kubelite.server import metrics
+
+TS = "2026-01-01T00:00:00Z"
+
+
+def _pod(name, containers, annotations=None, phase="Running", node="node-1", labels=None):
+    return {"metadata": {"name": name, "namespace": "default", "annotations": annotations or {},
+                         "labels": labels or {}},
+            "spec": {"nodeName": node, "containers": containers},
+            "status": {"phase": phase}}
+
+
+def _container(name, cpu=None, memory=None):
+    requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
+    return {"name": name, "resources": {"requests": requests} if requests else {}}
+
+
+def test_usage_is_the_request_in_metrics_server_units():
+    pod = _pod("web", [_container("app", cpu="250m", memory="64Mi")], labels={"app": "web"})
+    got = metrics.pod_metrics(pod, TS)
+    assert got["containers"] == [{"name": "app", "usage": {"cpu": "250000000n", "memory": "65536Ki"}}]
+    assert got["metadata"] == {"name": "web", "namespace": "default", "creationTimestamp": TS,
+                               "labels": {"app": "web"}}
+    assert (got["kind"], got["timestamp"], got["window"]) == ("PodMetrics", TS, "10s")
+
+
+def test_container_without_requests_uses_the_small_default():
+    got = metrics.pod_metrics(_pod("bare", [_container("c")]), TS)
+    assert got["containers"][0]["usage"] == {"cpu": "1000000n", "memory": "4096Ki"}
+
+
+def test_annotations_steer_usage_split_over_containers():
+    pod = _pod("hot", [_container("a", cpu="100m"), _container("b", cpu="100m")],
+               annotations={metrics.CPU_ANNOTATION: "1", metrics.MEMORY_ANNOTATION: "128Mi"})
+    usages = [c["usage"] for c in metrics.pod_metrics(pod, TS)["containers"]]
+    assert usages == [{"cpu": "500000000n", "memory": "65536Ki"}] * 2
+
+
+def test_node_sums_its_running_pods_only():
+    node = {"metadata": {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1"}}}
+    pods = [_pod("a", [_container("c", cpu="100m", memory="10Mi")]),
+            _pod("b", [_container("c", cpu="200m", memory="20Mi")]),
+            _pod("pending", [_container("c", cpu="1", memory="1Gi")], phase="Pending"),
+            _pod("elsewhere", [_container("c", cpu="1", memory="1Gi")], node="node-2")]
+    got = metrics.node_metrics(node, pods, TS)
+    assert got["usage"] == {"cpu": "300000000n", "memory": "30720Ki"}
+    assert "namespace" not in got["metadata"] and got["kind"] == "NodeMetrics"
+    assert not metrics.is_running(pods[2])
