@@ -12,7 +12,8 @@ from test_workloads_support import manifest, run_for
 
 @pytest.fixture
 def three_nodes():
-    with Cluster("memory://", clock=FakeClock(), nodes=3) as c, c.http_client() as api:
+    # Five seconds past a minute: a run of 65 s crosses exactly one minute boundary.
+    with Cluster("memory://", clock=FakeClock(1_800_000_005), nodes=3) as c, c.http_client() as api:
         c.settle()
         yield c, api
 
