@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
-import time
+import threading
 
 import pytest
 
@@ -98,18 +97,47 @@ def loaded(served, tmp_path_factory):
     return served, base
 
 
-def _start(argv: list[str], env: dict) -> subprocess.Popen:
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+# -v=6 request logs (kubectl's klog lines, kubelite's alike): they tell when a watcher is watching,
+# and are taken out of stderr before the comparison.
+_REQUEST_LOG = re.compile(r"^I\d{4} [\d:.]+ .*\n", re.M)
+
+
+class _Watcher:
+    """A `get -w` process whose -v=6 stderr is read as it comes, to know when its watch is open."""
+
+    def __init__(self, argv: list[str], env: dict):
+        self.proc = subprocess.Popen(argv + ["-v=6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=env)
+        self.err: list[str] = []
+        self.watching = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stderr:
+            self.err.append(line)
+            if "watch=true" in line and _REQUEST_LOG.match(line):
+                self.watching.set()
+        self.watching.set()  # ended (a refusal, or the request timeout): nothing more to wait for
+
+    def result(self) -> tuple[int, str, str]:
+        out = self.proc.stdout.read()
+        self.proc.wait(timeout=30)
+        self._reader.join(timeout=30)
+        return self.proc.returncode, out, _REQUEST_LOG.sub("", "".join(self.err))
 
 
 def test_watch_output_matches_kubectl_with_writes_during_the_watch(loaded, remote, kubectl):
     served, base = loaded
-    timeout = ["--request-timeout", "8s"]
+    # long enough for every watcher to start on a loaded machine (the writes wait for all of them)
+    timeout = ["--request-timeout", "30s"]
     procs = []
     for command in WATCHES:
-        procs.append((command, _start(kubectl.argv0 + command + timeout, kubectl.env),
-                      _start(remote.argv0 + command + timeout, remote.env)))
-    time.sleep(4)  # every watcher has listed and is watching
+        procs.append((command, _Watcher(kubectl.argv0 + command + timeout, kubectl.env),
+                      _Watcher(remote.argv0 + command + timeout, remote.env)))
+    for command, theirs, mine in procs:
+        for watcher in (theirs, mine):
+            assert watcher.watching.wait(timeout=60), f"{' '.join(command)} never started watching"
     k = kubectl.argv0
     for write in (["create", "configmap", "gamma", "--from-literal=k=v"],
                   ["label", "cm", "alpha", "x=1", "--overwrite"],
@@ -120,11 +148,10 @@ def test_watch_output_matches_kubectl_with_writes_during_the_watch(loaded, remot
         assert r.returncode == 0, r.stderr
     failures, seen = [], {}
     for command, theirs, mine in procs:
-        t_out, t_err = theirs.communicate(timeout=30)
-        m_out, m_err = mine.communicate(timeout=30)
+        (t_code, t_out, t_err), (m_code, m_out, m_err) = theirs.result(), mine.result()
         seen[" ".join(command)] = m_out
-        if (mine.returncode, _normalise(m_out), m_err) != (theirs.returncode, _normalise(t_out), t_err):
-            failures.append((command, (theirs.returncode, t_out, t_err), (mine.returncode, m_out, m_err)))
+        if (m_code, _normalise(m_out), m_err) != (t_code, _normalise(t_out), t_err):
+            failures.append((command, (t_code, t_out, t_err), (m_code, m_out, m_err)))
     assert not failures, failures
     # The writes were seen: gamma added then deleted, alpha modified.
     events = [line.split()[:2] for line in seen["get cm -w --output-watch-events"].splitlines()]
