@@ -240,8 +240,6 @@ class APIServer:
     def create(self, r, namespace: str, body: dict, opts: WriteOptions, applied: bool = False) -> Result:
         obj = _check_body(r, body)
         meta = obj.setdefault("metadata", {})
-        if meta.get("resourceVersion"):
-            raise errors.server_error("resourceVersion should not be set on objects to be created")
         self._place_namespace(r, namespace, meta)
         if not meta.get("name"):
             if meta.get("generateName"):
@@ -266,10 +264,13 @@ class APIServer:
         obj = _ordered(obj)
         warnings: list[str] = []
         if opts.dry_run:
+            # kube-apiserver's dry-run storage only looks for an existing key: a resourceVersion
+            # sent is neither refused nor cleared, the answer echoes it.
             if self.store.get(self._key(r, namespace, name)) is not None:
                 raise errors.already_exists(r.group, r.resource, name)
-            obj["metadata"].pop("resourceVersion", None)
             return Result(obj, created=True, warnings=warnings)
+        if _rv_set_on_create(obj["metadata"].pop("resourceVersion", None)):
+            raise errors.server_error("resourceVersion should not be set on objects to be created")
         from kubelite.server.storage.errors import KeyExists
 
         try:
@@ -958,6 +959,14 @@ def _matches(obj: dict, opts: ListOptions) -> bool:
     if opts.field_selector is not None and not opts.field_selector(obj):
         return False
     return True
+
+
+def _rv_set_on_create(value) -> bool:
+    """Whether etcd3's store refuses a create for this resourceVersion: only a number it parses
+    (ParseUint) other than 0. "", "0", "v1", "-1" and the like parse as 0 or fail, and the store
+    then clears them and creates the object."""
+    text = value if isinstance(value, str) else ""
+    return text.isascii() and text.isdigit() and 0 < int(text) < 2 ** 64
 
 
 def _parse_rv(text) -> int:
