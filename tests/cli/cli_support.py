@@ -6,10 +6,21 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
 KUBECTL = "/usr/bin/kubectl"
+
+_AGE = re.compile(r"\b\d+(s|m|h|d)(\d+(s|m|h))?\b")
+_COLUMN_GAP = re.compile(r"(?<=\S)  +")
+
+
+def without_ages(text: str) -> str:
+    """Table output with its ages masked: two runs a second apart may print `9s` and `10s`, and
+    the AGE column's width then shifts the padding around it, so gaps between columns are compared
+    as gaps (indentation at the start of a line is kept)."""
+    return _COLUMN_GAP.sub("  ", _AGE.sub("AGE", text))
 
 
 class CLI:

@@ -2,10 +2,11 @@
 the same objects print the same bytes (AGE columns aside)."""
 from __future__ import annotations
 
-import re
 import shutil
 
 import pytest
+
+from cli_support import without_ages
 
 pytestmark = pytest.mark.kubectl
 
@@ -82,11 +83,8 @@ COMMANDS = [
     ["get", "cm", "-n", "kube-system"],
 ]
 
-_AGE = re.compile(r"\b\d+(s|m|h|d)(\d+(s|m|h))?\b")
-
-
 def _normalise(text: str) -> str:
-    return _AGE.sub("AGE", text)
+    return without_ages(text)
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ import threading
 
 import pytest
 
+from cli_support import without_ages
+
 pytestmark = pytest.mark.kubectl
 
 KUBECTL = "/usr/bin/kubectl"
@@ -71,11 +73,8 @@ WATCHES = [
     ["get", "cm", "-w", "--sort-by", ".metadata.name"],
 ]
 
-_AGE = re.compile(r"\b\d+(s|m|h|d)(\d+(s|m|h))?\b")
-
-
 def _normalise(text: str) -> str:
-    return _AGE.sub("AGE", text)
+    return without_ages(text)
 
 
 @pytest.fixture(scope="module")

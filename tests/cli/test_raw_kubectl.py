@@ -11,6 +11,8 @@ import re
 
 import pytest
 
+from cli_support import without_ages
+
 pytestmark = pytest.mark.kubectl
 
 READS = [
@@ -142,7 +144,6 @@ SUBRESOURCE = [
     "get deploy sub --subresource=nope",
     "get cm --subresource=status -l a=b",
 ]
-_AGE = re.compile(r"\b\d+s\b")
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +165,7 @@ def test_get_subresource_matches_kubectl(case, deployed, kubectl, remote):
 def _aged(shape):
     """Ages in tables may differ by a second between the two runs."""
     code, out, err = shape
-    return code, _AGE.sub("AGE", out), err
+    return code, without_ages(out), err
 
 
 # -- edit --output-patch -----------------------------------------------------------------------------------
