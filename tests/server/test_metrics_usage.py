@@ -19,7 +19,7 @@ def _container(name, cpu=None, memory=None):
 def test_usage_is_the_request_in_metrics_server_units():
     pod = _pod("web", [_container("app", cpu="250m", memory="64Mi")], labels={"app": "web"})
     got = metrics.pod_metrics(pod, TS)
-    assert got["containers"] == [{"name": "app", "usage": {"cpu": "250000000n", "memory": "65536Ki"}}]
+    assert got["containers"] == [{"name": "app", "usage": {"cpu": "250m", "memory": "64Mi"}}]
     assert got["metadata"] == {"name": "web", "namespace": "default", "creationTimestamp": TS,
                                "labels": {"app": "web"}}
     assert (got["kind"], got["timestamp"], got["window"]) == ("PodMetrics", TS, "10s")
@@ -27,14 +27,14 @@ def test_usage_is_the_request_in_metrics_server_units():
 
 def test_container_without_requests_uses_the_small_default():
     got = metrics.pod_metrics(_pod("bare", [_container("c")]), TS)
-    assert got["containers"][0]["usage"] == {"cpu": "1000000n", "memory": "4096Ki"}
+    assert got["containers"][0]["usage"] == {"cpu": "1m", "memory": "4Mi"}
 
 
 def test_annotations_steer_usage_split_over_containers():
     pod = _pod("hot", [_container("a", cpu="100m"), _container("b", cpu="100m")],
                annotations={metrics.CPU_ANNOTATION: "1", metrics.MEMORY_ANNOTATION: "128Mi"})
     usages = [c["usage"] for c in metrics.pod_metrics(pod, TS)["containers"]]
-    assert usages == [{"cpu": "500000000n", "memory": "65536Ki"}] * 2
+    assert usages == [{"cpu": "500m", "memory": "64Mi"}] * 2
 
 
 def test_node_sums_its_running_pods_only():
@@ -44,6 +44,14 @@ def test_node_sums_its_running_pods_only():
             _pod("pending", [_container("c", cpu="1", memory="1Gi")], phase="Pending"),
             _pod("elsewhere", [_container("c", cpu="1", memory="1Gi")], node="node-2")]
     got = metrics.node_metrics(node, pods, TS)
-    assert got["usage"] == {"cpu": "300000000n", "memory": "30720Ki"}
+    assert got["usage"] == {"cpu": "300m", "memory": "30Mi"}
     assert "namespace" not in got["metadata"] and got["kind"] == "NodeMetrics"
     assert not metrics.is_running(pods[2])
+
+
+def test_figures_that_are_not_round_keep_nanocores_and_kibibytes():
+    # Go's Quantity canonical form: trailing zeros fold into the next suffix, others stay.
+    assert metrics.format_usage("cpu", metrics.quantity_value("1500001n")) == "1500001n"
+    assert metrics.format_usage("memory", metrics.quantity_value("1025Ki")) == "1025Ki"
+    assert metrics.format_usage("memory", metrics.quantity_value("1000")) == "1Ki"  # rounded up to a page
+    assert metrics.format_usage("cpu", metrics.quantity_value("0")) == "0"

@@ -56,6 +56,12 @@ class Cluster:
             controller_classes = list(controllers)
         from kubelite.server.controllers.manager import ControllerManager
 
+        if any(cls.name == "simulated-kubelet" for cls in controller_classes):
+            # The simulated kubelets are what a metrics-server would scrape: with them, the
+            # cluster serves metrics.k8s.io as one with metrics-server installed does.
+            from kubelite.server.metrics import api_resources
+
+            self.registry.add_aggregated(*api_resources())
         self.manager = ControllerManager(self.api, self.clock, controller_classes, self.options)
         self.background = (not isinstance(self.clock, FakeClock)) if background is None else background
         self._transports: list = []

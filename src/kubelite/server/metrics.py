@@ -5,8 +5,9 @@ kubelite runs no containers, so usage is a deterministic rule, computed on each 
   `sim.kubelite.io/memory` says (split evenly over the pod's containers), so tests can steer an
   autoscaler; else its request; else a small fixed default (1m CPU, 4Mi memory);
 - a node uses the sum of its Running pods' usage.
-Figures are written as metrics-server writes them: CPU in nanocores (`"250000000n"`), memory in
-kibibytes (`"65536Ki"`); each object carries `timestamp` (the cluster clock) and `window`.
+Figures are written as metrics-server writes them: canonical Quantities of whole nanocores and
+kibibytes (`"250m"`, `"1500001n"`, `"64Mi"`, `"1025Ki"`); each object carries `timestamp` (the
+cluster clock) and `window`.
 Pods that are not Running have no metrics (metrics-server reports only what the kubelet measures).
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from fractions import Fraction
 
 from kubelite.quantity import QuantityError, quantity_value
 
+GROUP, VERSION = "metrics.k8s.io", "v1beta1"
 CPU_ANNOTATION = "sim.kubelite.io/cpu"
 MEMORY_ANNOTATION = "sim.kubelite.io/memory"
 DEFAULT_USAGE = {"cpu": Fraction(1, 1000), "memory": Fraction(4 * 1024 * 1024)}
@@ -31,10 +33,14 @@ def _quantity(value) -> Fraction | None:
 
 
 def format_usage(resource: str, amount: Fraction) -> str:
-    """Nanocores for CPU, kibibytes for memory, rounded up as metrics-server's integers are."""
+    """CPU as whole nanocores, memory as whole kibibytes (the kubelet's page-sized figures),
+    written as metrics-server's Quantities serialise: canonical, so 0.25 cores is `250m` and
+    64 MiB `64Mi`, while measured-looking figures stay `1500001n` / `1025Ki`."""
+    from kubelite.quantity import canonical_quantity
+
     if resource == "cpu":
-        return f"{math.ceil(amount * 10**9)}n"
-    return f"{math.ceil(amount / 1024)}Ki"
+        return canonical_quantity(f"{math.ceil(amount * 10**9)}n")
+    return canonical_quantity(f"{math.ceil(amount / 1024)}Ki")
 
 
 def container_usage(pod: dict, container: dict) -> dict[str, Fraction]:
@@ -102,3 +108,15 @@ def _metadata(source: dict, namespaced: bool, timestamp: str) -> dict:
     if source.get("labels"):
         meta["labels"] = dict(source["labels"])
     return meta
+
+
+def api_resources():
+    """The group and resources metrics-server registers (read-only, no singular names: its
+    storage declares none), for `Registry.add_aggregated`."""
+    from kubelite.server.resources import GroupInfo, ResourceInfo
+
+    group = GroupInfo(GROUP, (VERSION,), VERSION)
+    infos = [ResourceInfo(group=GROUP, version=VERSION, resource=resource, kind=kind, singular="",
+                          namespaced=namespaced, verbs=("get", "list"), aggregated=True)
+             for resource, kind, namespaced in (("nodes", "NodeMetrics", False), ("pods", "PodMetrics", True))]
+    return group, infos

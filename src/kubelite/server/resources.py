@@ -77,6 +77,9 @@ class ResourceInfo:
     schema: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     # A custom resource version's selectableFields, as field-selector labels (`spec.color`).
     selectable_fields: tuple[str, ...] = field(default=(), compare=False)
+    # Served as an extension API server would be behind the aggregator (metrics.k8s.io): never
+    # stored, answered by its own handler.
+    aggregated: bool = False
 
     @property
     def api_version(self) -> str:
@@ -202,6 +205,7 @@ class Registry:
         else:
             self._builtin_groups, self._builtin_infos = (), ()
         self._crds: dict[str, tuple[ResourceInfo, ...]] = {}
+        self._aggregated: dict[str, tuple[GroupInfo, tuple[ResourceInfo, ...]]] = {}
         self.generation = 0
         self._reindex()
 
@@ -309,6 +313,13 @@ class Registry:
     def crd_resources(self, name: str) -> list[ResourceInfo]:
         return list(self._crds.get(name, ()))
 
+    # -- aggregated APIs ------------------------------------------------------------------------
+    def add_aggregated(self, group: GroupInfo, infos: Iterable[ResourceInfo]) -> None:
+        """Serve a group the way the aggregator serves an APIService's: listed after the built-in
+        and CRD groups (its low groupPriorityMinimum), resources marked `aggregated`."""
+        self._aggregated[group.name] = (group, tuple(infos))
+        self._changed()
+
     # -- indexes --------------------------------------------------------------------------------
     def _changed(self) -> None:
         self._reindex()
@@ -316,23 +327,28 @@ class Registry:
 
     def _reindex(self) -> None:
         crd_infos = [i for infos in self._crds.values() for i in infos]
-        self._index = _Index(self._builtin_groups, self._builtin_infos, crd_infos)
+        self._index = _Index(self._builtin_groups, self._builtin_infos, crd_infos,
+                             tuple(self._aggregated.values()))
 
 
 class _Index:
     """Lookup tables over one snapshot of the served resources."""
 
-    def __init__(self, builtin_groups, builtin_infos, crd_infos):
+    def __init__(self, builtin_groups, builtin_infos, crd_infos, aggregated=()):
         groups = list(builtin_groups)
         known = {g.name for g in groups}
         for gname in sorted({i.group for i in crd_infos} - known):
             versions = sorted({i.version for i in crd_infos if i.group == gname}, key=version_priority)
             groups.append(GroupInfo(gname, tuple(versions), versions[0]))
+        served = list(crd_infos)
+        for group, infos in aggregated:
+            groups.append(group)
+            served.extend(infos)
         self.groups = tuple(groups)
         self.group_by_name = {g.name: g for g in groups}
         self.builtin_gvr = {(i.group, i.version, i.resource): i for i in builtin_infos}
         by_gv: dict[tuple[str, str], list[ResourceInfo]] = {}
-        for info in list(builtin_infos) + list(crd_infos):
+        for info in list(builtin_infos) + served:
             by_gv.setdefault((info.group, info.version), []).append(info)
         for members in by_gv.values():
             members.sort(key=lambda i: i.resource)

@@ -19,6 +19,10 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
     r = api.registry.lookup(info.api_group, info.api_version, info.resource)
     if r is None or "/" in info.resource:
         raise errors.not_found_path()
+    if r.aggregated:  # metrics.k8s.io: computed, never stored
+        from kubelite.server.handlers import metrics
+
+        return await metrics.serve(api, request, info, r)
     namespace = info.namespace if r.namespaced else ""
     if not r.namespaced and info.namespace and info.resource != "namespaces":
         raise errors.not_found_path()
@@ -183,7 +187,13 @@ def _list_invalid(problems: list[tuple[str, str]]):
 
 
 def _list(api, request, info, r, namespace):
-    return _respond(request, r, api.list(r, namespace, list_options(request, r)))
+    opts = list_options(request, r)
+    from kubelite.server.handlers import encodedlist
+
+    encoded = encodedlist.respond(api, request, r, namespace, opts)  # the same bytes, reused items
+    if encoded is not None:
+        return encoded
+    return _respond(request, r, api.list(r, namespace, opts))
 
 
 def _write_options(request: Request, options_kind: str) -> WriteOptions:
