@@ -671,9 +671,10 @@ class APIServer:
             raise errors.namespace_terminating(r.group, r.resource, name, namespace)
 
     def _prepare_create(self, r, obj: dict) -> dict:
+        from kubelite.server import gobytes
         from kubelite.server.admission import defaults, generation
 
-        obj = self.admission.mutate_create(r, obj)
+        obj = self.admission.mutate_create(r, gobytes.canonical(obj, r))
         if r.crd and r.subresource("status") is not None:
             obj.pop("status", None)
         if r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
@@ -689,7 +690,9 @@ class APIServer:
 
     def _prepare_update(self, r, old: dict, new: dict, subresource: str) -> dict:
         """The object to store from the client's version, as each strategy's PrepareForUpdate."""
-        new = copy.deepcopy(new)
+        from kubelite.server import gobytes
+
+        new = gobytes.canonical(copy.deepcopy(new), r)
         new["apiVersion"], new["kind"] = r.api_version, r.kind
         meta = new.setdefault("metadata", {})
         old_meta = old["metadata"]

@@ -15,8 +15,6 @@ Custom resources decode into unstructured maps and never fail here.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
 from kubelite.schema.model import ANY, LIST, MAP, OBJECT
@@ -208,11 +206,10 @@ def _quantity(value) -> None:
 
 
 def _base64_problem(text: str) -> str | None:
-    try:
-        base64.b64decode(text.encode(), validate=True)
+    from kubelite.server.gobytes import decode
+
+    if decode(text) is not None:  # Go's decoder skips line breaks anywhere
         return None
-    except (binascii.Error, ValueError):
-        pass
     alphabet = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
     data = text.encode()
     for index, byte in enumerate(data):
