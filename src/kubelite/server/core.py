@@ -164,6 +164,20 @@ class APIServer:
         return self._decode(r, kv)
 
     def list(self, r, namespace: str, opts: ListOptions) -> dict:
+        def keep(kv):
+            obj = self._decode(r, kv)
+            return obj if _matches(obj, opts) else None
+
+        items, metadata = self.list_items(r, namespace, opts, keep)
+        if not r.crd:
+            # Typed lists do not repeat kind/apiVersion on each item.
+            items = [{k: v for k, v in item.items() if k not in ("kind", "apiVersion")} for item in items]
+        return {"kind": r.list_kind or f"{r.kind}List", "apiVersion": r.api_version,
+                "metadata": metadata, "items": items}
+
+    def list_items(self, r, namespace: str, opts: ListOptions, keep: Callable) -> tuple[list, dict]:
+        """What `keep(kv)` makes of each stored object a LIST returns (None leaves it out, it
+        still counts for paging) and the list's metadata."""
         from kubelite.server.storage.errors import Compacted, FutureRevision
 
         prefix = self._prefix(r, namespace)
@@ -179,7 +193,7 @@ class APIServer:
         limit = opts.limit if opts.limit and opts.limit > 0 else 0
         if opts.resource_version == "0" and not opts.continue_token:
             limit = 0  # served "from the cache": the limit is ignored, as kube-apiserver does
-        items: list[dict] = []
+        items: list = []
         more = False
         last_key = None
         try:
@@ -189,9 +203,9 @@ class APIServer:
                 revision = page.revision
                 for kv in page.kvs:
                     last_key = kv.key
-                    obj = self._decode(r, kv)
-                    if _matches(obj, opts):
-                        items.append(obj)
+                    item = keep(kv)
+                    if item is not None:
+                        items.append(item)
                 if not page.more:
                     break
                 start_after = last_key
@@ -224,13 +238,7 @@ class APIServer:
                 metadata["remainingItemCount"] = self._count_after(prefix, last_key, revision)
         if r.crd:
             metadata = dict(sorted(metadata.items()))  # unstructured JSON: keys in order
-            list_items = items
-        else:
-            # Typed lists do not repeat kind/apiVersion on each item.
-            list_items = [{k: v for k, v in item.items() if k not in ("kind", "apiVersion")}
-                          for item in items]
-        return {"kind": r.list_kind or f"{r.kind}List", "apiVersion": r.api_version,
-                "metadata": metadata, "items": list_items}
+        return items, metadata
 
     def _count_after(self, prefix: str, key: str, revision: int) -> int:
         return self.store.count(prefix, start_after=key, revision=revision)

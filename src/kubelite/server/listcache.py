@@ -1,0 +1,115 @@
+"""A LIST's items kept encoded between requests, while the stored object is unchanged.
+
+A LIST of 1,000 objects spent nearly all its time on each item: decoding the stored JSON,
+putting it in Go's field order, encoding it again. An item's bytes in a response depend only
+on the stored value (its key and mod_revision) and the version it is served as, so they are
+kept here under that key and reused while the mod_revision is the same. The LIST itself still
+reads the store at the current revision (a write acknowledged by any process is in it); only
+the per-item work is skipped. kube-apiserver keeps encoded objects in its watch cache for
+the same reason.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+
+from kubelite.server.handlers.http import encode_json
+
+# Entries beyond this are dropped all at once (a cache of a few hundred MB of objects would break
+# the server's memory budget; refilling costs one slow LIST).
+MAX_ENTRIES = 50_000
+_EMPTY_LABELS: dict = {}
+# An item no stored object can be: where the items go in a list's encoding.
+_MARK = "\x00kubelite-list-items\x00"
+_MARK_JSON = b'"\\u0000kubelite-list-items\\u0000"'
+
+
+class Entry:
+    __slots__ = ("mod_revision", "served_as", "encoded", "labels")
+
+    def __init__(self, mod_revision: int, served_as: tuple, encoded: bytes, labels: dict):
+        self.mod_revision = mod_revision
+        self.served_as = served_as
+        self.encoded = encoded
+        self.labels = labels
+
+
+class ListFrame:
+    """A list kind's JSON around its items: `head` + items joined by commas + `tail`."""
+
+    def __init__(self, r):
+        self.kind = r.list_kind or f"{r.kind}List"
+        self.api_version = r.api_version
+        self.typed = not r.crd  # typed lists do not repeat kind/apiVersion on each item
+        self._bare = None  # split({}), computed once per request
+
+
+    def _body(self, metadata: dict, items: list) -> dict:
+        return {"kind": self.kind, "apiVersion": self.api_version, "metadata": metadata, "items": items}
+
+    def split(self, metadata: dict) -> tuple[bytes, bytes] | None:
+        """(head, tail) of the list with this metadata around its items (built-in lists end
+        with their items; custom ones sort their keys), or None if they cannot be found."""
+        marked = encode_json(self._body(metadata, [_MARK]))
+        at = marked.find(_MARK_JSON)
+        if at < 0 or marked.find(_MARK_JSON, at + 1) >= 0:
+            return None
+        return marked[:at], marked[at + len(_MARK_JSON):]
+
+    def encode_item(self, obj: dict) -> bytes | None:
+        """The item's bytes exactly as the whole list's encoding writes them."""
+        item = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")} if self.typed else obj
+        if self._bare is None:
+            self._bare = self.split({}) or ()
+        around = self._bare
+        if not around:
+            return None
+        full = encode_json(self._body({}, [item]))
+        head, tail = around
+        if not (full.startswith(head) and full.endswith(tail)):
+            return None
+        return full[len(head):len(full) - len(tail)]
+
+
+class EncodedItems:
+    """Thread-safe map from a store key to its latest encoded item."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES):
+        self._entries: dict[str, Entry] = {}
+        self._max = max_entries
+        self._lock = threading.Lock()
+
+    def entry(self, frame: ListFrame, kv, decode) -> Entry | None:
+        """The cached entry for `kv`, or a new one made with `decode(kv)`; None if it cannot be
+        spliced (the caller then encodes the list the ordinary way)."""
+        served_as = (frame.kind, frame.api_version)
+        found = self._entries.get(kv.key)
+        if found is not None and found.mod_revision == kv.mod_revision and found.served_as == served_as:
+            return found
+        obj = decode(kv)
+        encoded = frame.encode_item(obj)
+        if encoded is None:
+            return None
+        labels = (obj.get("metadata") or {}).get("labels")
+        entry = Entry(kv.mod_revision, served_as, encoded, labels if isinstance(labels, dict) else _EMPTY_LABELS)
+        with self._lock:
+            if len(self._entries) >= self._max:
+                self._entries.clear()
+            self._entries[kv.key] = entry
+        return entry
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_BY_API: "weakref.WeakKeyDictionary[object, EncodedItems]" = weakref.WeakKeyDictionary()
+_BY_API_LOCK = threading.Lock()
+
+
+def for_api(api) -> EncodedItems:
+    """The cache of one APIServer (each server of a process has its own)."""
+    with _BY_API_LOCK:
+        cache = _BY_API.get(api)
+        if cache is None:
+            cache = _BY_API[api] = EncodedItems()
+        return cache
