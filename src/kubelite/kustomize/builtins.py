@@ -12,7 +12,7 @@ _CANONICAL = {name.lower(): name for name in """path patch target options paths 
     kind group version namespace create labelSelector annotationSelector allowNameChange allowKindChange
     setRoleBindingSubjects unsetOnly gvk metadata apiVersion literals files envs env behavior type
     disableNameSuffixHash immutable source targets select reject fieldPaths fieldPath delimiter index
-    cloud kubernetesService serviceAccount projectId""".split()}
+    cloud kubernetesService serviceAccount projectId value targetFilePath selector filePathPosition""".split()}
 _OPAQUE = {"labels", "annotations", "patch", "jsonOp", "literals"}
 
 
@@ -29,19 +29,59 @@ def canonical_keys(value: object) -> object:
     return out
 
 
-def run_generator(config: dict, target, ra) -> list:
-    config = canonical_keys(config)
+# Kustomize v5.5's builtin plugins, by role (SortOrderTransformer is deliberately not one).
+GENERATOR_KINDS = frozenset("ConfigMapGenerator SecretGenerator IAMPolicyGenerator HelmChartInflationGenerator".split())
+TRANSFORMER_KINDS = frozenset("""AnnotationsTransformer HashTransformer ImageTagTransformer LabelTransformer
+    NamespaceTransformer PatchJson6902Transformer PatchStrategicMergeTransformer PatchTransformer
+    PrefixSuffixTransformer PrefixTransformer SuffixTransformer ReplacementTransformer ReplicaCountTransformer
+    ValueAddTransformer""".split())
+
+
+_YAML_CONFIGURED = frozenset({"PrefixTransformer", "SuffixTransformer", "PrefixSuffixTransformer"})
+
+
+def load_plugin(raw: dict, target, role: str):
+    """Kustomize's plugin loader for one config resource of `generators:`, `transformers:`
+    or `validators:`: only builtin plugins (apiVersion `builtin`), configured first, then
+    checked for the role asked. A generator is returned as a function making resources,
+    a transformer as a function over a ResMap."""
+    from .resource import Resource
+
+    res = Resource(raw)
+    gvk = res.gvk
+    if gvk.group or gvk.version != "builtin":
+        raise KustomizeError(f"external plugins disabled; unable to load external plugin '{gvk.kind}'")
+    if gvk.kind not in GENERATOR_KINDS and gvk.kind not in TRANSFORMER_KINDS:
+        raise KustomizeError(f"unable to load builtin {gvk}")
+    # most builtins read their config with encoding/json (field names in any case); the
+    # prefix and suffix ones with go-yaml, which wants the names exactly
+    config = raw if gvk.kind in _YAML_CONFIGURED else canonical_keys(raw)
+    try:
+        if gvk.kind in GENERATOR_KINDS:
+            plugin = _configure_generator(config, target)
+        else:
+            plugin = _configure(config, raw, target)
+    except KustomizeError as exc:
+        raise KustomizeError(f"plugin {res.cur_id()} fails configuration: {exc}") from None
+    if gvk.kind not in (GENERATOR_KINDS if role == "generator" else TRANSFORMER_KINDS):
+        raise KustomizeError(f"plugin {res.org_id()} not a {role}")
+    return plugin
+
+
+def _configure_generator(config: dict, target):
     kind = config.get("kind")
-    if kind in ("ConfigMapGenerator", "SecretGenerator"):
-        args = {k: v for k, v in config.items() if k not in ("apiVersion", "kind", "metadata")}
-        meta = config.get("metadata") or {}
-        args.setdefault("name", meta.get("name"))
-        if meta.get("namespace"):
-            args.setdefault("namespace", meta.get("namespace"))
-        return [generators.generate(args, kind[:-len("Generator")], target.loader, None)]
+    if kind == "HelmChartInflationGenerator":
+        # kubelite has no --enable-helm: the configuration error kubectl gives without it
+        raise KustomizeError("must specify --enable-helm")
     if kind == "IAMPolicyGenerator":
-        return iam_policy_service_accounts(config)
-    raise KustomizeError(f"unable to load generator plugin {config.get('apiVersion')}/{kind}: only builtin plugins are supported")
+        return lambda: iam_policy_service_accounts(config)
+    args = {k: v for k, v in config.items() if k not in ("apiVersion", "kind", "metadata")}
+    meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+    if not args.get("name"):
+        args["name"] = meta.get("name")
+    if not args.get("namespace") and meta.get("namespace"):
+        args["namespace"] = meta.get("namespace")
+    return lambda: [generators.generate(args, kind[:-len("Generator")], target.loader, None)]
 
 
 def _go_str(value: object) -> str:
@@ -76,34 +116,16 @@ def iam_policy_service_accounts(config: dict) -> list:
     return [Resource(docs[0], generated=True)]
 
 
-def configure_transformer(raw: dict, target):
-    """Configure a builtin transformer from its config resource; returns the function
-    that runs it over an accumulator. Configuration errors name the plugin, as
-    Kustomize's plugin loader does."""
-    from .resource import Resource
-
-    config = canonical_keys(raw)
-    kind = config.get("kind")
-    try:
-        return _configure(config, raw, target)
-    except KustomizeError as exc:
-        if kind in _BUILTIN_TRANSFORMERS:
-            raise KustomizeError(f"plugin {Resource(raw).cur_id()} fails configuration: {exc}") from None
-        raise
-
-
-_BUILTIN_TRANSFORMERS = frozenset("""NamespaceTransformer PrefixSuffixTransformer PrefixTransformer SuffixTransformer
-    LabelTransformer AnnotationsTransformer ImageTagTransformer ReplicaCountTransformer PatchTransformer
-    PatchStrategicMergeTransformer PatchJson6902Transformer ReplacementTransformer""".split())
-
-
 def _configure(config: dict, raw: dict, target):
     kind = config.get("kind")
     specs = specs_from(config.get("fieldSpecs"), f"{kind}.fieldSpecs")
     if kind == "NamespaceTransformer":
         ns = (config.get("metadata") or {}).get("namespace") or ""
+        transformers.check_subjects_mode(config.get("setRoleBindingSubjects") or "")
         return lambda rm: transformers.namespace(rm, ns, specs, config.get("setRoleBindingSubjects") or "",
                                                  bool(config.get("unsetOnly")))
+    if kind in ("PrefixSuffixTransformer", "PrefixTransformer", "SuffixTransformer") and config.get("fieldSpecs") is None:
+        raise KustomizeError("fieldSpecs is not expected to be nil")
     if kind == "PrefixSuffixTransformer":
         def prefix_suffix(rm):
             if config.get("prefix"):
@@ -147,10 +169,25 @@ def _configure(config: dict, raw: dict, target):
 
         loaded = replacements.load(config.get("replacements") or [], target.loader)
         return lambda rm: replacements.run(rm, loaded)
-    if kind in ("SortOrderTransformer", "HashTransformer"):
-        raise KustomizeError(f"unable to load builtin {kind}.builtin.[noGrp]")
-    raise KustomizeError(f"unable to load transformer plugin {config.get('apiVersion')}/{kind}: "
-                         "only builtin plugins are supported")
+    if kind == "HashTransformer":
+        return _hash_names
+    if kind == "ValueAddTransformer":
+        from . import valueadd
+
+        targets = valueadd.configure(config, target.loader)
+        return lambda rm: valueadd.run(rm, targets)
+    raise KustomizeError(f"unable to load builtin {kind}")
+
+
+def _hash_names(rm) -> None:
+    """HashTransformer: a content hash appended to every generated name that asks for one.
+    The mark stays, so the build's own hashing step appends another (as Kustomize does)."""
+    from .hashing import content_hash
+
+    for res in rm:
+        if res.needs_hash:
+            res.store_previous_id()
+            res.name = f"{res.name}-{content_hash(res.obj)}"
 
 
 def _go_list(items: list) -> str:

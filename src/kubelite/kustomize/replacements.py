@@ -16,7 +16,9 @@ def load(entries: list, loader: Loader) -> list[dict]:
     for entry in entries:
         if not isinstance(entry, dict):
             raise KustomizeError(f"invalid replacement {entry!r}")
-        if "path" in entry and len(entry) == 1:
+        if entry.get("path") and (entry.get("source") is not None or entry.get("targets")):
+            raise KustomizeError("cannot specify both path and inline replacement")
+        if entry.get("path"):
             for doc in yamlv3.load_all(loader.load(str(entry["path"]))):
                 if isinstance(doc, list):
                     out.extend(doc)

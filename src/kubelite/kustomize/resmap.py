@@ -105,6 +105,8 @@ def _copy_merge_meta(res: Resource, old: Resource) -> None:
     else:
         res.meta.pop("namespace", None)
     res.copy_tracking_from(old)
+    # the hash mark survives only when both objects carry it (Kustomize's build annotations)
+    res.needs_hash = res.needs_hash and old.needs_hash
     # annotations merge with the new object's winning: its origin, the old transformations
     if res.origin is None:
         res.origin = old.origin

@@ -37,26 +37,58 @@ class Accumulator:
 
 
 def resources_from_text(text: str, source: str) -> list[Resource]:
-    out = []
+    """The objects of a file, checked as Kustomize checks them (a kind, and a name unless
+    the kind is a list), then `...List` objects with items replaced by their items."""
     try:
         docs = yamlv3.load_all(text)
     except KustomizeError as exc:
         raise type(exc)(f"{exc} in File: {source}") from None
+    kept = []
     for doc in docs:
         if doc is None or doc == {}:
             continue
         if not isinstance(doc, dict):
             raise KustomizeError(f"missing Resource metadata in File: {source}")
+        _validate_metadata(doc)
+        kept.append(doc)
+    out = []
+    for doc in kept:
         if isinstance(doc.get("items"), list) and str(doc.get("kind", "")).endswith("List"):
-            for item in doc["items"]:
-                if isinstance(item, dict) and item:
-                    out.append(Resource(item))
+            items = [item for item in doc["items"] if isinstance(item, dict) and item]
+            for item in items:
+                _validate_metadata(item)
+            out.extend(Resource(item) for item in items)
             continue
         out.append(Resource(doc))
-    for r in out:
-        if not r.kind:
-            raise KustomizeError(f"missing kind in object {r.obj!r}")
     return out
+
+
+def _validate_metadata(doc: dict) -> None:
+    kind = doc.get("kind")
+    kind = kind if isinstance(kind, str) else ""
+    if not kind:
+        raise KustomizeError(f"missing kind in object {_go_resource_meta(doc)}")
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    name = meta.get("name")
+    if not kind.endswith("List") and not (isinstance(name, str) and name):
+        raise KustomizeError(f"missing metadata.name in object {_go_resource_meta(doc)}")
+
+
+def _go_resource_meta(doc: dict) -> str:
+    """Go's %v of kyaml's ResourceMeta: {{apiVersion kind} {{name namespace} labels annotations}}."""
+    from .transformers import _stringify
+
+    def text(value: object) -> str:
+        return "" if value is None or isinstance(value, (dict, list)) else _stringify(value)
+
+    def go_map(value: object) -> str:
+        pairs = value if isinstance(value, dict) else {}
+        return "map[" + " ".join(f"{k}:{text(pairs[k])}" for k in sorted(pairs, key=str)) + "]"
+
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    return (f"{{{{{text(doc.get('apiVersion'))} {text(doc.get('kind'))}}} "
+            f"{{{{{text(meta.get('name'))} {text(meta.get('namespace'))}}} "
+            f"{go_map(meta.get('labels'))} {go_map(meta.get('annotations'))}}}}}")
 
 
 def load_config_file(loader: Loader, path: str) -> TransformerConfig:
@@ -148,6 +180,7 @@ class Target:
         except KustomizeError as exc:
             raise KustomizeError(f"accumulating components: {exc}") from None
         self._run_transformers(ra)
+        self._run_validators(ra)
         try:
             ra.merge_vars(kz.as_list(k, "vars"))
         except KustomizeError as exc:
@@ -242,16 +275,31 @@ class Target:
                 ra.resmap.absorb(res)
             except KustomizeError as exc:
                 raise KustomizeError(f"merging from generator &{{0xc000000000 <nil>}}: {exc}") from None
-        for config, config_origin in self._plugin_configs(kz.as_list(k, "generators")):
-            from .builtins import run_generator
-
-            made = run_generator(config, self, ra)
-            origins.record_generated(made, origins.from_plugin_config(config_origin, config))
+        for make, origin in self._external_generators():
+            made = make()
+            origins.record_generated(made, origin)
             for res in made:
                 try:
                     ra.resmap.absorb(res)
                 except KustomizeError as exc:
                     raise KustomizeError(f"merging from generator &{{0xc000000000 <nil>}}: {exc}") from None
+
+    def _external_generators(self) -> list:
+        """Every `generators:` plugin configured (loading errors first), each with its origin."""
+        from .builtins import load_plugin
+
+        try:
+            configs = self._plugin_configs(kz.as_list(self.k, "generators"))
+            loaded = []
+            for config, config_origin in configs:
+                try:
+                    plugin = load_plugin(config, self, "generator")
+                except KustomizeError as exc:
+                    raise KustomizeError(f"failed to load generator: {exc}") from None
+                loaded.append((plugin, origins.from_plugin_config(config_origin, config)))
+            return loaded
+        except KustomizeError as exc:
+            raise KustomizeError(f"loading generator plugins: {exc}") from None
 
     def _refuse_helm_charts(self) -> None:
         """Charts are inflated only under --enable-helm, which kubelite does not offer: kustomize's
@@ -345,11 +393,21 @@ class Target:
             add("ReplacementTransformer", lambda rm: replacements.run(rm, loaded))
         return steps
 
-    def _external_transformers(self) -> list:
-        from .builtins import configure_transformer
+    def _external_transformers(self, field: str = "transformers") -> list:
+        from .builtins import load_plugin
 
-        return [(configure_transformer(config, self), origins.from_plugin_config(config_origin, config))
-                for config, config_origin in self._plugin_configs(kz.as_list(self.k, "transformers"))]
+        return [(load_plugin(config, self, "transformer"), origins.from_plugin_config(config_origin, config))
+                for config, config_origin in self._plugin_configs(kz.as_list(self.k, field))]
+
+    def _run_validators(self, ra: Accumulator) -> None:
+        """`validators:` are transformer plugins that must leave every resource as it was."""
+        from .validation import check_unchanged
+
+        for run, _origin in self._external_transformers("validators"):
+            before = [res.copy() for res in ra.resmap]
+            run(ra.resmap)
+            ra.resmap.names_changed()
+            check_unchanged(before, list(ra.resmap))
 
     def _label_specs(self, label: dict, tc: TransformerConfig) -> list[FieldSpec]:
         specs = specs_from(label.get("fields"), "labels.fields") + list(tc.labels)
@@ -391,13 +449,12 @@ class Target:
         for entry in entries:
             text = str(entry)
             try:
-                docs = [d for d in yamlv3.load_all(text) if d is not None]
+                # an entry that reads as resources is an inline config; anything else a path
+                inline = resources_from_text(text, "")
             except KustomizeError:
-                docs = []
-            if docs and all(isinstance(d, dict) for d in docs):
-                configs.extend((d, inline_origin) for d in docs)
-            else:
                 paths.append(text)
+                continue
+            configs.extend((r.obj, inline_origin) for r in inline)
         ra = Accumulator()
         self._accumulate_resources(ra, paths)
         configs.extend((r.obj, r.origin) for r in ra.resmap)

@@ -60,11 +60,16 @@ def _namespace_one(res: Resource, ns: str, specs: list[FieldSpec], mode: str, un
             fieldspec.apply(res.obj, spec, _scalar_setter(ns, spec.create, unset_only))
 
 
+def check_subjects_mode(mode: str) -> None:
+    if mode not in ("", "defaultOnly", "allServiceAccounts", "none"):
+        raise KustomizeError(f'invalid value "{mode}" for setRoleBindingSubjects: '
+                             'must be one of "defaultOnly", "none" or "allServiceAccounts"')
+
+
 def _subjects(res: Resource, ns: str, mode: str, unset_only: bool) -> None:
     if mode == "none":
         return
-    if mode not in ("", "defaultOnly", "allServiceAccounts"):
-        raise KustomizeError(f'invalid value "{mode}" for setRoleBindingSubjects: must be one of "defaultOnly", "none" or "allServiceAccounts"')
+    check_subjects_mode(mode)
     subjects = res.obj.get("subjects")
     if not isinstance(subjects, list):
         return

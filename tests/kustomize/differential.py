@@ -1,0 +1,53 @@
+"""Differential harness: a kustomization tree written to a temporary directory, built by
+`kubectl kustomize` and by kubelite; both outcomes compared (the YAML byte for byte, or
+the error message as kubectl's klog line carries it)."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+from kubelite.kustomize import KustomizeError, build, render
+
+from .cases import error_message
+
+
+def write_tree(root: str, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def kubectl_outcome(kubectl: str, root: str, entry: str = "top") -> tuple[str, str]:
+    """("ok", stdout) or ("error", message) of `kubectl kustomize ENTRY` run in root."""
+    env = {**os.environ, "KUBECONFIG": "/dev/null"}
+    run = subprocess.run([kubectl, "kustomize", entry], cwd=root, capture_output=True, text=True,
+                         timeout=120, env=env)
+    if run.returncode == 0:
+        return "ok", run.stdout
+    message = error_message(run.stderr)
+    assert message is not None, run.stderr
+    return "error", message
+
+
+def kubelite_outcome(root: str, monkeypatch, entry: str = "top") -> tuple[str, str]:
+    monkeypatch.chdir(root)
+    try:
+        return "ok", render(build(entry))
+    except KustomizeError as exc:
+        return "error", str(exc)
+
+
+def assert_same(kubectl: str, files: dict[str, str], root: str, monkeypatch, prefix_only: bool = False) -> tuple:
+    """Build the tree both ways and compare; with prefix_only kubectl's message may go on
+    past kubelite's (where Kustomize prints Go memory addresses). Returns kubectl's outcome."""
+    write_tree(root, files)
+    theirs = kubectl_outcome(kubectl, root)
+    mine = kubelite_outcome(root, monkeypatch)
+    if prefix_only:
+        assert mine[0] == theirs[0] == "error", (mine, theirs)
+        assert theirs[1].startswith(mine[1]), (mine[1], theirs[1])
+    else:
+        assert mine == theirs, f"kubelite: {mine}\nkubectl:  {theirs}"
+    return theirs
