@@ -7,7 +7,7 @@ kube-apiserver's order. `APIServer` calls it on every write, for both doors of t
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 import json
 
 from kubelite.server import errors
@@ -85,7 +85,7 @@ class ClusterAdmission:
         limit_ranges = self._list("", "v1", "limitranges", namespace)
         priority_classes = self._list("scheduling.k8s.io", "v1", "priorityclasses", "")
         if sa_name and (pod.get("spec") or {}).get("serviceAccountName") is None:
-            pod = copy.deepcopy(pod)
+            pod = clone(pod)
             pod.setdefault("spec", {})["serviceAccountName"] = sa_name
         return plugins.admit_pod(pod, service_account=service_account, limit_ranges=limit_ranges,
                                  priority_classes=priority_classes)

@@ -9,7 +9,7 @@ the key's mod_revision *is* the resourceVersion and is stamped on every read.
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 import datetime
 import json
 import random
@@ -367,8 +367,8 @@ class APIServer:
         from kubelite.schema.goorder import as_served
         from kubelite.server import patchcheck
 
-        served = as_served(copy.deepcopy(old))  # the patch applies to the object as encoded
-        patched = patching.apply(patch_type, copy.deepcopy(served), patch, r)
+        served = as_served(clone(old))  # the patch applies to the object as encoded
+        patched = patching.apply(patch_type, clone(served), patch, r)
         if not isinstance(patched, dict):
             raise errors.bad_request("the patch did not produce an object")
         warnings = patchcheck.review(r, patch_type, served, patch, patched, opts.field_validation)
@@ -413,7 +413,7 @@ class APIServer:
         expected = (config.get("metadata") or {}).get("resourceVersion")
         if expected and _parse_rv(expected) != kv.mod_revision:
             raise errors.conflict(r.group, r.resource, name)
-        obj, changed = self.fields.apply(r, as_served(copy.deepcopy(old)), config, opts.field_manager, opts.force,
+        obj, changed = self.fields.apply(r, as_served(clone(old)), config, opts.field_manager, opts.force,
                                          subresource)
         managed = obj["metadata"].get("managedFields")
         if not changed and managed == old["metadata"].get("managedFields"):
@@ -459,7 +459,7 @@ class APIServer:
         """pods/binding: assign the Pod to a node (a compare-and-swap on its revision)."""
         from kubelite.server.storage.errors import Conflict
 
-        bound = copy.deepcopy(pod)
+        bound = clone(pod)
         bound.setdefault("spec", {})["nodeName"] = node
         meta = bound["metadata"]
         try:
@@ -516,7 +516,7 @@ class APIServer:
                 "reason": "FieldValueInvalid",
                 "message": f"Invalid value: {replicas}: must be greater than or equal to 0",
                 "field": "spec.replicas"}])
-        new = copy.deepcopy(old)
+        new = clone(old)
         spec_path, _, _ = _scale_paths(r)
         _set(new, spec_path, replicas)
         self._bump_generation(r, old, new)
@@ -553,7 +553,7 @@ class APIServer:
         if finalizers or grace:
             if meta.get("deletionTimestamp"):
                 return 200, obj
-            held = copy.deepcopy(obj)
+            held = clone(obj)
             # Without a garbage collector nothing removes the orphan/foregroundDeletion finalizers
             # (nor, without a kubelet, ends a bound Pod's grace period): the object stays, as on a
             # kube-apiserver whose controllers are not running.
@@ -593,7 +593,7 @@ class APIServer:
         empties it and removes the `kubernetes` finalizer through `finalize`, which deletes it."""
         if obj["metadata"].get("deletionTimestamp"):
             return 200, obj
-        held = copy.deepcopy(obj)
+        held = clone(obj)
         held["metadata"]["deletionTimestamp"] = self.clock.rfc3339()
         if finalizers:
             held["metadata"]["finalizers"] = finalizers
@@ -621,7 +621,7 @@ class APIServer:
 
     def _deleted_body(self, r, obj: dict) -> dict:
         if (r.group, r.resource) in _DELETE_RETURNS_OBJECT:
-            shown = copy.deepcopy(obj)
+            shown = clone(obj)
             # An immediate delete is a graceful one with a zero period: it ends now.
             shown["metadata"]["deletionTimestamp"] = self.clock.rfc3339()
             shown["metadata"]["deletionGracePeriodSeconds"] = 0
@@ -700,16 +700,16 @@ class APIServer:
         """The object to store from the client's version, as each strategy's PrepareForUpdate."""
         from kubelite.server import gobytes
 
-        new = gobytes.canonical(copy.deepcopy(new), r)
+        new = gobytes.canonical(clone(new), r)
         new["apiVersion"], new["kind"] = r.api_version, r.kind
         meta = new.setdefault("metadata", {})
         old_meta = old["metadata"]
         if subresource == "finalize":
-            merged = copy.deepcopy(old)
+            merged = clone(old)
             merged.setdefault("spec", {})["finalizers"] = list((new.get("spec") or {}).get("finalizers") or [])
             return merged
         if subresource == "status":
-            merged = copy.deepcopy(old)
+            merged = clone(old)
             if "status" in new:
                 merged["status"] = new["status"]
             else:
@@ -733,7 +733,7 @@ class APIServer:
         new = defaults.prepare_for_update(new, old)
         if r.crd and r.subresource("status") is not None:
             if "status" in old:
-                new["status"] = copy.deepcopy(old["status"])
+                new["status"] = clone(old["status"])
             else:
                 new.pop("status", None)
         self._bump_generation(r, old, new)
@@ -764,7 +764,7 @@ class APIServer:
         from kubelite.server.admission.crd import crd_initial_status
         from kubelite.server.storage.errors import Conflict, NotFound
 
-        established = copy.deepcopy(crd)
+        established = clone(crd)
         established["status"] = crd_initial_status(crd, self.clock.rfc3339())
         meta = crd["metadata"]
         try:
@@ -906,7 +906,7 @@ def _deletion_finalizers(existing: list, policy: str | None) -> list:
 def _check_body(r, body) -> dict:
     if not isinstance(body, dict):
         raise errors.bad_request(f"Object '{r.kind}' is not a JSON object")
-    obj = copy.deepcopy(body)
+    obj = clone(body)
     kind = obj.get("kind")
     if kind and kind != r.kind:
         if obj.get("apiVersion") not in (None, r.api_version):

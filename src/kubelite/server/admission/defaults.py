@@ -21,7 +21,7 @@ managedFields) is the storage layer's job; ``generation`` rules are in
 from __future__ import annotations
 
 import base64
-import copy
+from kubelite.jsoncopy import clone
 from typing import Any, Callable
 
 from kubelite.quantity import canonical_quantity, QuantityError
@@ -575,7 +575,7 @@ def apply_defaults(obj: dict) -> dict:
     """
     if not isinstance(obj, dict):
         raise TypeError(f"object must be a mapping, got {type(obj).__name__}")
-    out = copy.deepcopy(obj)
+    out = clone(obj)
     handler = _KIND_DEFAULTS.get(group_kind(out))
     if handler is not None:
         handler(out)
@@ -664,7 +664,7 @@ def prepare_for_create(obj: dict, *, now: str | None = None) -> dict:
     ``metadata.uid`` (Jobs derive their selector from it).  ``now`` is the
     RFC 3339 timestamp for fields such as a PV's ``lastPhaseTransitionTime``.
     """
-    out = copy.deepcopy(obj)
+    out = clone(obj)
     gk = group_kind(out)
     initial = _INITIAL_STATUS.get(gk)
     if initial is not None:
@@ -743,7 +743,7 @@ def _keep_allocations(new: dict, old: dict) -> None:
         spec["clusterIPs"] = list(old_spec["clusterIPs"])
         for key in ("ipFamilies", "ipFamilyPolicy"):
             if key not in spec and key in old_spec:
-                spec[key] = copy.deepcopy(old_spec[key])
+                spec[key] = clone(old_spec[key])
     if spec.get("type") in ("NodePort", "LoadBalancer"):
         old_ports = {(p.get("port"), p.get("protocol")): p.get("nodePort") for p in _dicts(old_spec.get("ports"))}
         for port in _dicts(spec.get("ports")):
@@ -770,13 +770,13 @@ def prepare_for_update(new: dict, old: dict) -> dict:
     follows template changes.  Call after :func:`apply_defaults` on ``new``
     and before validation.
     """
-    out = copy.deepcopy(new)
+    out = clone(new)
     _keep_system_metadata(out, old)
     gk = group_kind(out)
     if gk == ("", "Service"):
         _keep_allocations(out, old)
     if gk in STATUS_SUBRESOURCE_KINDS and "status" in old:
-        out["status"] = copy.deepcopy(old["status"])
+        out["status"] = clone(old["status"])
     elif gk in STATUS_SUBRESOURCE_KINDS:
         out.pop("status", None)
     if gk == ("", "Secret"):

@@ -14,7 +14,7 @@ pass ``cidr=`` to use another range.
 
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 import ipaddress
 import random
 from typing import Iterable, Mapping
@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 DEFAULT_SERVICE_CIDR = "10.0.0.0/24"
+_DRAWS = 32  # random draws before a cluster-IP allocation lists the free addresses
 NODE_PORT_RANGE = (30000, 32767)
 SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
@@ -62,7 +63,7 @@ def apply_service_account(
     if it does not exist: the pod is rejected with 403, as kube-apiserver
     does even when automounting is off).
     """
-    out = copy.deepcopy(pod)
+    out = clone(pod)
     meta = out.get("metadata") or {}
     spec = out.setdefault("spec", {})
     sa_name = spec.get("serviceAccountName") or "default"
@@ -139,7 +140,7 @@ def apply_service_account(
 
 def apply_default_tolerations(pod: dict, seconds: int = DEFAULT_TOLERATION_SECONDS) -> dict:
     """DefaultTolerationSeconds: tolerate not-ready/unreachable for 300 s."""
-    out = copy.deepcopy(pod)
+    out = clone(pod)
     spec = out.setdefault("spec", {})
     tolerations = list(spec.get("tolerations") or [])
     for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
@@ -159,7 +160,7 @@ def apply_default_tolerations(pod: dict, seconds: int = DEFAULT_TOLERATION_SECON
 
 def apply_priority(pod: dict, priority_classes: Iterable[Mapping] = ()) -> dict:
     """Priority admission: resolve priorityClassName to priority/preemptionPolicy."""
-    out = copy.deepcopy(pod)
+    out = clone(pod)
     spec = out.setdefault("spec", {})
     classes = {c.get("metadata", {}).get("name"): c for c in priority_classes}
     name = spec.get("priorityClassName")
@@ -211,7 +212,7 @@ def apply_limit_ranges(pod: dict, limit_ranges: Iterable[Mapping]) -> dict:
     what the last LimitRange set (as kube-apiserver does).  Enforcement of
     min/max is not done here.
     """
-    out = copy.deepcopy(pod)
+    out = clone(pod)
     spec = out.setdefault("spec", {})
     for limit_range in limit_ranges:
         notes: list[str] = []
@@ -273,7 +274,7 @@ def allocate_cluster_ip(
     Services get no address.  A requested address must lie in ``cidr`` and
     be free (422 otherwise, with kube-apiserver's wording).
     """
-    out = copy.deepcopy(service)
+    out = clone(service)
     spec = out.setdefault("spec", {})
     name = (out.get("metadata") or {}).get("name", "")
     if spec.get("type") == "ExternalName":
@@ -307,22 +308,30 @@ def allocate_cluster_ip(
             )
         chosen = str(address)
     else:
-        # First and last addresses are never handed out; .1 is for `kubernetes`.
-        candidates = [
-            str(ip)
-            for ip in network.hosts()
-            if str(ip) not in taken and str(ip) != kubernetes_service_ip(cidr)
-        ]
-        if not candidates:
-            raise errors.internal_error(
-                "failed to allocate a serviceIP: range is full"
-            )
-        chosen = (rng or random.SystemRandom()).choice(candidates)
+        # .1 is for `kubernetes`.
+        chosen = _free_address(network, taken | {kubernetes_service_ip(cidr)}, rng or random.SystemRandom())
     spec["clusterIP"] = chosen
     spec["clusterIPs"] = [chosen]
     spec.setdefault("ipFamilies", ["IPv4"])
     spec.setdefault("ipFamilyPolicy", "SingleStack")
     return out
+
+
+def _free_address(network, reserved: set[str], rng: random.Random) -> str:
+    """A random free host address of `network` (its first and last are never handed out).
+
+    Drawing then checking keeps every free address equally likely without listing the range
+    for each Service; a range that is nearly full is listed."""
+    first, last = int(network.network_address) + 1, int(network.broadcast_address) - 1
+    make = type(network.network_address)
+    for _ in range(_DRAWS if first <= last else 0):
+        address = str(make(rng.randint(first, last)))
+        if address not in reserved:
+            return address
+    candidates = [str(ip) for ip in network.hosts() if str(ip) not in reserved]
+    if not candidates:
+        raise errors.internal_error("failed to allocate a serviceIP: range is full")
+    return rng.choice(candidates)
 
 
 def allocate_node_ports(
@@ -336,7 +345,7 @@ def allocate_node_ports(
 
     Requested ports must be in range and free (422 otherwise).
     """
-    out = copy.deepcopy(service)
+    out = clone(service)
     spec = out.setdefault("spec", {})
     svc_type = spec.get("type")
     name = (out.get("metadata") or {}).get("name", "")

@@ -8,7 +8,7 @@ later is queued with `queue.add_after`. Objects from the cache are shared: copy 
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 import json
 import logging
 from collections import OrderedDict
@@ -111,11 +111,11 @@ class ApiClient:
 
     def create(self, rid: str, obj: dict) -> dict:
         namespace = (obj.get("metadata") or {}).get("namespace", "")
-        return self.api.create(self.resource(rid), namespace, copy.deepcopy(obj), self._opts).obj
+        return self.api.create(self.resource(rid), namespace, clone(obj), self._opts).obj
 
     def update(self, rid: str, obj: dict, subresource: str = "") -> dict:
         meta = obj["metadata"]
-        return self.api.update(self.resource(rid), meta.get("namespace", ""), meta["name"], copy.deepcopy(obj),
+        return self.api.update(self.resource(rid), meta.get("namespace", ""), meta["name"], clone(obj),
                                self._opts, subresource=subresource).obj
 
     def update_status(self, rid: str, obj: dict) -> dict:

@@ -8,7 +8,7 @@ fenceposts, conditions) are in `deployment_util`.
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 
 from kubelite.server.controllers import deployment_util as du
 from kubelite.server.controllers.base import Controller, object_key
@@ -70,7 +70,7 @@ class DeploymentController(Controller):
         cached = self.cache.get(DEPLOYMENTS, ns, name)
         if cached is None:
             return
-        d = copy.deepcopy(cached)
+        d = clone(cached)
         selector = (d.get("spec") or {}).get("selector") or {}
         if not selector.get("matchLabels") and not selector.get("matchExpressions"):
             self._selecting_everything(d)
@@ -128,7 +128,7 @@ class DeploymentController(Controller):
         resize = old != size
         if not resize and not du.replicas_annotations_differ(rs, desired, max_replicas):
             return False, rs
-        copy_ = copy.deepcopy(rs)
+        copy_ = clone(rs)
         copy_["spec"]["replicas"] = size
         du.set_replicas_annotations(copy_, desired, max_replicas)
         _sort_annotations(copy_)
@@ -143,11 +143,11 @@ class DeploymentController(Controller):
         """Create the ReplicaSet of the Deployment's template (named by its hash); None after a
         hash collision (collisionCount is bumped and the Deployment synced again)."""
         status = d.get("status") or {}
-        template = copy.deepcopy(d["spec"].get("template") or {})
+        template = clone(d["spec"].get("template") or {})
         suffix = du.template_hash(template, status.get("collisionCount"))
         labels = dict(sorted({**((template.get("metadata") or {}).get("labels") or {}), du.HASH_LABEL: suffix}.items()))
         template.setdefault("metadata", {})["labels"] = labels
-        selector = copy.deepcopy(d["spec"]["selector"])
+        selector = clone(d["spec"]["selector"])
         selector["matchLabels"] = dict(sorted({**(selector.get("matchLabels") or {}), du.HASH_LABEL: suffix}.items()))
         spec = {"replicas": 0}
         if d["spec"].get("minReadySeconds"):

@@ -6,7 +6,7 @@ Functions take the controller (`dc`) for its cache, client, events, queue and cl
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 
 from kubelite.server.controllers import deployment_util as du
 from kubelite.server.controllers.base import object_key
@@ -46,7 +46,7 @@ def new_and_old(dc, d: dict, rss: list[dict], create: bool) -> tuple[dict | None
 
 def _sync_existing(dc, d: dict, rs: dict, revision: int) -> dict:
     # Only metadata and the top of spec may change here: the (large) template stays shared.
-    copy_ = {**rs, "metadata": copy.deepcopy(rs["metadata"]), "spec": dict(rs.get("spec") or {})}
+    copy_ = {**rs, "metadata": clone(rs["metadata"]), "spec": dict(rs.get("spec") or {})}
     annotations_changed = du.set_new_rs_annotations(d, copy_, revision, exists=True)
     min_ready = (d.get("spec") or {}).get("minReadySeconds") or 0
     if annotations_changed or ((copy_.get("spec") or {}).get("minReadySeconds") or 0) != min_ready:
@@ -92,7 +92,7 @@ def check_paused_condition(dc, d: dict) -> dict:
         return d
     # As upstream, the sync goes on with its own (now stale) copy: a later status write of the
     # same sync conflicts and the Deployment is synced again.
-    dc.write_status(copy.deepcopy(d))
+    dc.write_status(clone(d))
     return d
 
 

@@ -6,7 +6,7 @@ kube-controller-manager v1.32's (learned from its source, written anew here).
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 import json
 import math
 
@@ -384,7 +384,7 @@ def calculate_status(all_rss: list[dict], new: dict | None, deployment: dict, no
     if old.get("collisionCount") is not None:
         status["collisionCount"] = old["collisionCount"]
     if old.get("conditions"):
-        status["conditions"] = copy.deepcopy(old["conditions"])
+        status["conditions"] = clone(old["conditions"])
     if available >= spec_replicas(deployment) - max_unavailable(deployment):
         set_condition(status, new_condition("Available", "True", MIN_AVAILABLE, "Deployment has minimum availability.",
                                             now))

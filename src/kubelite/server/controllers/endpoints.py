@@ -7,7 +7,7 @@ port each service port resolves to on a pod (named targetPorts per pod), and the
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 
 from kubelite.server.controllers.base import Controller, object_key, split_key
 
@@ -298,7 +298,7 @@ class EndpointsController(ServicePodsController):
         if ((current.get("subsets") or []) == subsets and (current["metadata"].get("labels") or {}) == labels
                 and (OVER_CAPACITY in annotations) == truncated):
             return
-        updated = copy.deepcopy(current)
+        updated = clone(current)
         for field, value in (("labels", labels),
                              ("annotations", _capacity(with_trigger(annotations, trigger), truncated))):
             updated["metadata"].pop(field, None)
@@ -316,7 +316,7 @@ class EndpointsController(ServicePodsController):
         if service is not None:
             ports = (service.get("spec") or {}).get("ports") or []
             if ports and ports[0].get("targetPort") != port:
-                fixed = copy.deepcopy(service)
+                fixed = clone(service)
                 fixed["spec"]["ports"][0]["targetPort"] = port
                 self.client.update("services", fixed)
         current = self.client.get("endpoints", namespace, name)

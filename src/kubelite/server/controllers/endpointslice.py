@@ -10,7 +10,7 @@ resolve differently (named targetPorts) go to different slices; at most 100 endp
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 
 from kubelite.server.controllers.base import Controller, object_key, split_key
 from kubelite.server.controllers.endpoints import (
@@ -118,7 +118,7 @@ class _SliceWriter:
         if (current.get("endpoints") == endpoints and current.get("ports") == ports
                 and (meta.get("labels") or {}) == labels):
             return
-        updated = copy.deepcopy(current)
+        updated = clone(current)
         updated["metadata"]["labels"] = labels
         if annotations or meta.get("annotations"):
             updated["metadata"]["annotations"] = annotations

@@ -18,7 +18,7 @@ Stable API (other controllers import these):
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 import re
 
 from kubelite.server.errors import StatusError
@@ -64,7 +64,7 @@ def pod_from_template(template: dict, owner: dict, *, name: str | None = None,
         meta["finalizers"] = list(tmeta["finalizers"])
     meta["ownerReferences"] = [controller_reference(owner)]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-            "spec": copy.deepcopy(template.get("spec") or {})}
+            "spec": clone(template.get("spec") or {})}
 
 
 def create_pod(controller, template: dict, owner: dict, *, name: str | None = None,

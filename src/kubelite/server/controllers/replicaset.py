@@ -8,7 +8,7 @@ the pods it started with — so a scale shows first the old counts, then the new
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 import math
 
 from kubelite.server.controllers.base import Controller, object_key
@@ -109,7 +109,7 @@ class ReplicaSetController(Controller):
         if cached is None:
             self._expecting.pop(key, None)
             return
-        owner = copy.deepcopy(cached)
+        owner = clone(cached)
         candidates = [p for p in self.cache.list("pods", ns) if pod_is_active(p)]
         pods = claim(self, owner, "pods", candidates, lambda p: self.matches(owner, p["metadata"].get("labels")))
         error = None

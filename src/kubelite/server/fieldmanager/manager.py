@@ -11,7 +11,7 @@ Each write is recorded as kube-apiserver 1.32 records it:
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 import functools
 import json
 
@@ -153,7 +153,7 @@ class FieldManager:
         object_changed = merged != live_clean
         if object_changed:
             entry.time = self.clock.rfc3339()
-        result = copy.deepcopy(merged) if live is None else merged
+        result = clone(merged) if live is None else merged
         if manager == "kubectl" and _last_applied(live_clean) is not None:
             # kubectl's server-side apply keeps a client-side apply annotation in step (after the
             # ownership bookkeeping, so the entry's time does not follow it).
@@ -221,7 +221,7 @@ def _with_last_applied(obj: dict, text: str) -> dict:
 def _build_last_applied(config: dict) -> str:
     from kubelite.server.fieldmanager.paths import go_json
 
-    out = copy.deepcopy(config)
+    out = clone(config)
     annotations = (out.get("metadata") or {}).get("annotations")
     if isinstance(annotations, dict):
         annotations.pop(LAST_APPLIED, None)

@@ -9,7 +9,7 @@ fields) from x-kubernetes-list-type, else from the built-in patch strategy (merg
 """
 from __future__ import annotations
 
-import copy
+from kubelite.jsoncopy import clone
 from functools import lru_cache
 
 from kubelite.server.fieldmanager import paths as fp
@@ -316,16 +316,16 @@ def _merge(lhs, rhs, s, path: tuple):
     if rhs is MISSING:
         return lhs
     if lhs is MISSING or lhs is None:
-        return copy.deepcopy(rhs)
+        return clone(rhs)
     kind, atomic = shape(s, rhs)
     if kind == SCALAR or atomic or rhs is None:
-        return copy.deepcopy(rhs)
+        return clone(rhs)
     if kind == LIST:
         if not isinstance(lhs, list) or not isinstance(rhs, list):
-            return copy.deepcopy(rhs)
+            return clone(rhs)
         return _merge_list(lhs, rhs, s, path)
     if not isinstance(lhs, dict) or not isinstance(rhs, dict):
-        return copy.deepcopy(rhs)
+        return clone(rhs)
     out = dict(lhs)
     for key, value in rhs.items():
         out[key] = _merge(lhs.get(key, MISSING), value, child_schema(s, key), path + (fp.field(key),))
@@ -416,7 +416,7 @@ def _settle(value, s, custom: bool):
 
 def remove(obj: dict, doomed: set, schema) -> dict:
     """A copy of `obj` without the subtrees at the `doomed` paths."""
-    out = copy.deepcopy(obj)
+    out = clone(obj)
     for path in sorted(doomed, key=len):
         _remove(out, path, Root(schema))
     return out
