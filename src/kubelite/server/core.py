@@ -361,8 +361,10 @@ class APIServer:
             raise errors.not_found(r.group, r.resource, name)
         old = self._decode(r, kv)
         if subresource == "scale":
+            from kubelite.server import scalepatch
+
             current = self._scale_of(r, old)
-            patched = patching.apply(patch_type, current, patch, None)
+            patched = scalepatch.decoded(patch_type, current, patch, patching.apply(patch_type, current, patch, None))
             return self._write_scale(r, old, patched, None, opts)
         from kubelite.schema.goorder import as_served
         from kubelite.server import patchcheck
