@@ -114,6 +114,7 @@ def open_stream(sess, pod: dict, subresource: str, query: list[tuple[str, str]],
     """Ask the API server for the stream; raise kubectl's error when it refuses."""
     import httpx
 
+    from kubelite.client import http1
     from kubelite.client.dynamic import resource_path
     from kubelite.client.errors import ApiError
 
@@ -126,7 +127,7 @@ def open_stream(sess, pod: dict, subresource: str, query: list[tuple[str, str]],
         response = transport._client.request("POST", path, params=httpx.QueryParams(query),
                                              headers=httpx.Headers(headers + [("Connection", "Upgrade"),
                                                                               ("Upgrade", "SPDY/3.1")]))
-    except httpx.HTTPError as err:
+    except (httpx.HTTPError, http1.HTTPError) as err:
         raise common.CommandError(f"error: {err}") from None
     if response.status_code >= 400:
         err = ApiError.from_response(response.status_code, response.content, "POST")

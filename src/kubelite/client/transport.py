@@ -3,7 +3,8 @@
 `Transport.request()` is the one door used by discovery and the dynamic client; whether the
 bytes travel over a TLS socket or straight into the ASGI app is invisible above it.
 
-HTTP: one keep-alive connection pool per process (httpx), the kubeconfig's TLS and
+HTTP: one keep-alive connection pool per process (kubelite.client.http1; httpx only for an exec
+plugin's refreshing credentials, and loaded only then), the kubeconfig's TLS and
 credentials, `--request-timeout`, and retries with backoff for idempotent requests when the
 server says 429/503 or the connection is reset. Failures become `ApiError` (with the server's
 Status) or `ConnectionFailed` (with kubectl's wording).
@@ -35,7 +36,27 @@ def _import_httpx():
     return httpx
 
 
-httpx = _import_httpx()
+def __getattr__(name: str):
+    # `from kubelite.client.transport import httpx` still works, importing httpx only then: the
+    # common commands never load it (its import costs as much as the rest of a `get`).
+    if name == "httpx":
+        return _import_httpx()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _http_errors() -> tuple[type, ...]:
+    """The failures a client may raise: http1's, and httpx's when an httpx client is in use."""
+    from kubelite.client import http1
+
+    httpx = sys.modules.get("httpx")
+    return (http1.HTTPError, httpx.HTTPError) if httpx is not None else (http1.HTTPError,)
+
+
+def _is_timeout(err: BaseException) -> bool:
+    from kubelite.client import http1
+
+    httpx = sys.modules.get("httpx")
+    return isinstance(err, http1.TimeoutException) or (httpx is not None and isinstance(err, httpx.TimeoutException))
 
 EMBEDDED_URL = "http://kubelite.embedded"
 # The User-Agent starts "kubectl/" on purpose: a server names the field manager of a write sent without
@@ -100,7 +121,7 @@ class Transport:
             try:
                 response = self._client.request(method, path, params=_clean(params), content=body, headers=hdrs,
                                                 extensions=self._extensions)
-            except httpx.HTTPError as err:
+            except _http_errors() as err:
                 if method in IDEMPOTENT and attempt < MAX_ATTEMPTS and _is_reset(err):
                     self._log(1, f"{method} {path}: connection reset, retrying")
                     time.sleep(_backoff(attempt))
@@ -133,7 +154,7 @@ class Transport:
         receiving = False
         try:
             with self._client.stream(method, path, params=_clean(query), headers=hdrs,
-                                     timeout=httpx.Timeout(limit, connect=30.0),
+                                     timeout=self._stream_timeout(limit),
                                      extensions=self._extensions) as response:
                 self._log_response(method, response, started, None)
                 if response.status_code >= 400:
@@ -144,21 +165,26 @@ class Transport:
                     yield line
                     if limit and time.monotonic() - started >= limit:
                         return
-        except httpx.TimeoutException as err:
-            if receiving:
+        except _http_errors() as err:
+            if receiving and _is_timeout(err):
                 return  # the time allowed for the stream is over
             raise self._connection_error(err) from None
-        except httpx.HTTPError as err:
-            raise self._connection_error(err) from None
+
+    def _stream_timeout(self, limit: float | None):
+        from kubelite.client import http1
+
+        if isinstance(self._client, http1.Client):
+            return limit
+        return _import_httpx().Timeout(limit, connect=30.0)
 
     # -- errors and logging ----------------------------------------------------------------------
 
-    def _connection_error(self, err: httpx.HTTPError) -> ConnectionFailed:
+    def _connection_error(self, err: Exception) -> ConnectionFailed:
         text = _root_cause(err)
         if "refused" in text.lower():
             return ConnectionFailed(
                 f"The connection to the server {self.host} was refused - did you specify the right host or port?")
-        if isinstance(err, httpx.TimeoutException):
+        if _is_timeout(err):
             return ConnectionFailed(f"Unable to connect to the server: net/http: request canceled "
                                     f"(Client.Timeout exceeded while awaiting headers)")
         return ConnectionFailed(f"Unable to connect to the server: {text}")
@@ -180,7 +206,7 @@ class Transport:
                     "application/json") and "watch" not in str(response.request.url.params):
                 try:
                     self._log(8, f"Response Body: {response.read().decode('utf-8', 'replace')[:10000]}")
-                except httpx.HTTPError:
+                except _http_errors():
                     pass
 
 
@@ -197,8 +223,13 @@ def _root_cause(err: BaseException) -> str:
     return str(seen) or str(err) or type(err).__name__
 
 
-def _is_reset(err: httpx.HTTPError) -> bool:
-    if isinstance(err, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+def _is_reset(err: Exception) -> bool:
+    from kubelite.client import http1
+
+    if isinstance(err, (http1.ReadError, http1.WriteError)):
+        return True
+    httpx = sys.modules.get("httpx")
+    if httpx is not None and isinstance(err, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
         return True
     return "reset" in _root_cause(err).lower()
 
@@ -224,7 +255,11 @@ def connect(conn: Connection, verbosity: int = 0) -> Transport:
         transport = http(conn, verbosity=verbosity)
     extra = impersonation_headers(conn)
     if extra:
-        transport._client.headers = httpx.Headers(list(transport._client.headers.multi_items()) + extra)
+        client = transport._client
+        if isinstance(client.headers, list):  # an http1.Client
+            client.headers = client.headers + extra
+        else:
+            client.headers = _import_httpx().Headers(list(client.headers.multi_items()) + extra)
     return transport
 
 
@@ -247,8 +282,14 @@ def impersonation_headers(conn: Connection) -> list[tuple[str, str]]:
 
 
 def http(conn: Connection, verbosity: int = 0) -> Transport:
-    url = httpx.URL(conn.server)
-    if url.scheme not in ("http", "https") or not url.host:
+    from urllib.parse import urlsplit
+
+    try:
+        url = urlsplit(conn.server)
+        url_port = url.port
+    except ValueError:
+        url = url_port = None
+    if url is None or url.scheme not in ("http", "https") or not url.hostname:
         raise ConnectionFailed(f'error: the server URL "{conn.server}" is not valid')
     headers = {"User-Agent": USER_AGENT}
     auth = None
@@ -257,18 +298,30 @@ def http(conn: Connection, verbosity: int = 0) -> Transport:
     if conn.token:
         headers["Authorization"] = f"Bearer {conn.token}"
     elif conn.username is not None and conn.password is not None:
-        auth = (conn.username, conn.password)
-    verify: Any = True
-    if url.scheme == "https":
-        verify = ssl_context(conn)
-    timeout = httpx.Timeout(conn.request_timeout if conn.request_timeout else None, connect=30.0)
-    client = httpx.Client(base_url=str(url).rstrip("/"), headers=headers, auth=auth, verify=verify,
-                          timeout=timeout, trust_env=False,
-                          limits=httpx.Limits(max_keepalive_connections=10, keepalive_expiry=60))
-    port = url.port or (443 if url.scheme == "https" else 80)
-    host = f"{url.host}:{port}" if ":" not in url.host else f"[{url.host}]:{port}"
+        import base64
+
+        basic = base64.b64encode(f"{conn.username}:{conn.password}".encode()).decode("ascii")
+        headers["Authorization"] = f"Basic {basic}"
+    context = ssl_context(conn) if url.scheme == "https" else None
+    base_url = conn.server.rstrip("/")
+    if auth is not None:  # an exec plugin's token, refreshed on 401: httpx's Auth flow
+        client = _httpx_client(base_url, headers, auth, context, conn.request_timeout)
+    else:
+        from kubelite.client import http1
+
+        client = http1.Client(base_url, headers=headers, ssl_context=context, timeout=conn.request_timeout or None,
+                              sni=conn.tls_server_name)
+    port = url_port or (443 if url.scheme == "https" else 80)
+    host = f"{url.hostname}:{port}" if ":" not in url.hostname else f"[{url.hostname}]:{port}"
     return Transport(client, host, embedded=False, verbosity=verbosity, sni=conn.tls_server_name,
                      request_timeout=conn.request_timeout)
+
+
+def _httpx_client(base_url: str, headers: dict, auth, context, request_timeout: float | None):
+    httpx = _import_httpx()
+    timeout = httpx.Timeout(request_timeout if request_timeout else None, connect=30.0)
+    return httpx.Client(base_url=base_url, headers=headers, auth=auth, verify=context or True, timeout=timeout,
+                        trust_env=False, limits=httpx.Limits(max_keepalive_connections=10, keepalive_expiry=60))
 
 
 def _exec_credentials(conn: Connection):
@@ -336,6 +389,7 @@ def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Pat
         raise ConnectionFailed(f"error: cannot open the embedded cluster in {home}: {err}") from None
     cluster.settle()
     cluster.start()
+    httpx = _import_httpx()
     client = httpx.Client(transport=cluster.transport(), base_url=EMBEDDED_URL, headers={"User-Agent": USER_AGENT},
                           timeout=httpx.Timeout(timeout))
 
