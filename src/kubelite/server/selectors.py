@@ -127,6 +127,12 @@ def parse_field_selector(text: str | None, group: str, resource: str, *, crd: bo
     return matches
 
 
+def field_selector_terms(text: str | None) -> list[tuple[str, str, bool]]:
+    """(field, value, negated) of each term, checked only for syntax as a client's
+    fields.ParseSelector does (StatusError 400 with its wording)."""
+    return [_parse_term(text, part) for part in _split_terms(text or "") if part]
+
+
 def _split_terms(text: str) -> list[str]:
     """Split at commas not escaped by a backslash; the escapes stay in the terms."""
     terms, start, escaped = [], 0, False
