@@ -46,11 +46,29 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--leader-elect-lease-duration", type=_duration, default=15.0)
     parser.add_argument("--leader-elect-renew-deadline", type=_duration, default=10.0)
     parser.add_argument("--leader-elect-retry-period", type=_duration, default=2.0)
+    parser.add_argument("--workers", type=_at_least_one, default=1,
+                        help="processes serving the port, on one shared store (default 1)")
     from kubelite.cli.help import installed
 
     args = installed(parser, "serve").parse_args(argv)
 
     data_dir = pathlib.Path(args.data_dir).expanduser() if args.data_dir else default_home()
+    sock, worker = None, 0
+    if args.workers > 1:  # bound and forked before any store or thread exists (server/workers.py)
+        from kubelite.server import workers
+
+        try:
+            workers.check_storage(storage_url(args))
+            workers.prepare_shared_files(data_dir, storage_url(args))
+        except Exception as err:
+            print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
+            return 1
+        sock = _bind(args)
+        if sock is None:
+            return 1
+        worker = workers.fork_workers(args.workers)
+        if worker:
+            args.write_kubeconfig = None  # worker 0 writes it
     try:
         storage = storage_url(args)
         times = election_times(args)
@@ -65,12 +83,10 @@ def run(argv: list[str]) -> int:
     except Exception as err:  # a clear one-line error, never a traceback
         print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
         return 1
-    from kubelite.server.serve import bind, serve
+    from kubelite.server.serve import serve
 
-    try:
-        sock = bind(args.address, args.port)
-    except OSError as err:
-        print(f"error: cannot listen on {args.address}:{args.port}: {err.strerror or err}", file=sys.stderr)
+    sock = sock or _bind(args)
+    if sock is None:
         return 1
     port = sock.getsockname()[1]
     host = f"[{args.address}]" if ":" in args.address else args.address
@@ -94,13 +110,15 @@ def run(argv: list[str]) -> int:
     server.cluster.start()
 
     def started():
+        if worker:
+            return
         print(f"kubelite API server listening on {url} (data in {data_dir})", file=sys.stderr, flush=True)
 
     from kubelite.server.storage.compactor import Compactor
 
     # Only a serving process compacts (as kube-apiserver drives etcd); in-process users do not.
     interval = args.etcd_compaction_interval
-    compactor = Compactor(server.store, interval).start() if interval > 0 else None
+    compactor = Compactor(server.store, interval).start() if interval > 0 and not worker else None
     try:
         serve(server.app, sock, str(server.tls.server_cert), str(server.tls.server_key), on_started=started,
               client_ca=str(server.tls.ca_cert))
@@ -108,7 +126,28 @@ def run(argv: list[str]) -> int:
         if compactor is not None:
             compactor.stop()
         server.close()
+        if args.workers > 1 and not worker:
+            workers.stop_workers()
     return 0
+
+
+def _at_least_one(text: str) -> int:
+    import argparse
+
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"invalid count {text!r} (1 or more)")
+    return int(text)
+
+
+def _bind(args):
+    """The listening socket, or None after a one-line error."""
+    from kubelite.server.serve import bind
+
+    try:
+        return bind(args.address, args.port)
+    except OSError as err:
+        print(f"error: cannot listen on {args.address}:{args.port}: {err.strerror or err}", file=sys.stderr)
+        return None
 
 
 def _static_tokens(path: str | None) -> dict:
