@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 
+from kubelite.cli.kustomize import klog_command_failed
 from kubelite.kustomize import KustomizeError, build, render
 
-from .cases import error_message
+KLOG_FAILED = '"command failed" err='
 
 
 def write_tree(root: str, files: dict[str, str]) -> None:
@@ -20,15 +21,15 @@ def write_tree(root: str, files: dict[str, str]) -> None:
 
 
 def kubectl_outcome(kubectl: str, root: str, entry: str = "top") -> tuple[str, str]:
-    """("ok", stdout) or ("error", message) of `kubectl kustomize ENTRY` run in root."""
+    """("ok", stdout) or ("error", klog's `"command failed" err=...` text) of `kubectl kustomize
+    ENTRY` run in root (a message's final line break does not show there)."""
     env = {**os.environ, "KUBECONFIG": "/dev/null"}
     run = subprocess.run([kubectl, "kustomize", entry], cwd=root, capture_output=True, text=True,
                          timeout=120, env=env)
     if run.returncode == 0:
         return "ok", run.stdout
-    message = error_message(run.stderr)
-    assert message is not None, run.stderr
-    return "error", message
+    assert KLOG_FAILED in run.stderr, run.stderr
+    return "error", run.stderr[run.stderr.index(KLOG_FAILED):].rstrip("\n")
 
 
 def kubelite_outcome(root: str, monkeypatch, entry: str = "top") -> tuple[str, str]:
@@ -36,7 +37,7 @@ def kubelite_outcome(root: str, monkeypatch, entry: str = "top") -> tuple[str, s
     try:
         return "ok", render(build(entry))
     except KustomizeError as exc:
-        return "error", str(exc)
+        return "error", klog_command_failed(str(exc))
 
 
 def assert_same(kubectl: str, files: dict[str, str], root: str, monkeypatch, prefix_only: bool = False) -> tuple:
@@ -47,7 +48,8 @@ def assert_same(kubectl: str, files: dict[str, str], root: str, monkeypatch, pre
     mine = kubelite_outcome(root, monkeypatch)
     if prefix_only:
         assert mine[0] == theirs[0] == "error", (mine, theirs)
-        assert theirs[1].startswith(mine[1]), (mine[1], theirs[1])
+        # a multi-line message ends with klog's closing line, which kubectl's goes on before
+        assert theirs[1].startswith(mine[1].removesuffix("\n >")), (mine[1], theirs[1])
     else:
         assert mine == theirs, f"kubelite: {mine}\nkubectl:  {theirs}"
     return theirs

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 
+from .errors import KustomizeError
+
 _DROP = object()
 
 
@@ -106,6 +108,7 @@ def _merge_list(dest: list, patch: list, schema) -> list:
     if not mergeable:
         return clean(patch)
     if not key:
+        _refuse_maps_in_set(patch, dest)
         seen = []
         for item in patch + dest:
             if item not in seen:
@@ -145,6 +148,17 @@ def _merge_list(dest: list, patch: list, schema) -> list:
                 continue
         out.append(item)
     return out
+
+
+def _refuse_maps_in_set(patch: list, dest: list) -> None:
+    """A merged list without a merge key is a set of scalars for kyaml; maps in it fail
+    with the node's contents (the patch's first map, else the target's)."""
+    maps = [item for item in patch + dest if isinstance(item, dict)]
+    if maps:
+        import yaml
+
+        contents = yaml.safe_dump(maps[0], sort_keys=False, default_flow_style=False, allow_unicode=True)
+        raise KustomizeError(f"wrong node kind: expected ScalarNode but got MappingNode: node contents:\n{contents}")
 
 
 def _k(value: object) -> str:

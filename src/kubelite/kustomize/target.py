@@ -10,6 +10,7 @@ from .defaults import NameBackRef, TransformerConfig, default_config
 from .errors import KustomizeError, MalformedYAMLError
 from .fieldspec import FieldSpec, specs_from
 from .fs import Loader, find_kustomization
+from .openapi import SchemaState
 from .resmap import ResMap
 from .resource import Resource
 
@@ -122,7 +123,7 @@ class BuildState:
     keys, which (as Kustomize's global schema) the first kustomization to name one sets."""
 
     def __init__(self, warn: Callable[[str], None] | None = None) -> None:
-        self.schema: patches.SchemaSource | None = None
+        self.schema = SchemaState()
         # told each deprecation line as its kustomization file is read (kubectl prints them then)
         self.warn = warn
 
@@ -211,6 +212,7 @@ class Target:
             resources = resources_from_text(self.loader.load(path), path)
         except KustomizeError as exc:
             return type(exc)(f"accumulating resources from '{path}': {exc}")
+        self.state.schema.note_kinds(resources)
         for res in resources:
             if self.origin is not None:
                 res.origin = origins.append(self.origin, path)
@@ -424,22 +426,10 @@ class Target:
         or component only while nothing has."""
         openapi = kz.as_map(self.k, "openapi")
         text = self.loader.load(str(openapi["path"])) if "path" in openapi else None
-        if self.state.schema is not None and not reset:
-            return
-        if text is not None:
-            if "version" in openapi:
-                raise KustomizeError("builtin version and custom schema provided, cannot use both")
-            self.state.schema = _custom_schema(text)
-            return
-        version = openapi.get("version")
-        if not version:
-            return
-        if str(version) not in BUILTIN_OPENAPI_VERSIONS:
-            raise KustomizeError("the specified OpenAPI version is not built in")
-        self.state.schema = patches.SchemaSource()
+        self.state.schema.set(openapi, text, reset)
 
     def schemas(self) -> patches.SchemaSource:
-        return self.state.schema or patches.SchemaSource()
+        return self.state.schema.current()
 
     def _plugin_configs(self, entries: list) -> list[tuple[dict, dict | None]]:
         """Plugin configs (inline or from files), each with its origin when tracked."""
@@ -454,15 +444,12 @@ class Target:
             except KustomizeError:
                 paths.append(text)
                 continue
+            self.state.schema.note_kinds(inline)
             configs.extend((r.obj, inline_origin) for r in inline)
         ra = Accumulator()
         self._accumulate_resources(ra, paths)
         configs.extend((r.obj, r.origin) for r in ra.resmap)
         return configs
-
-
-# The Kubernetes OpenAPI documents Kustomize v5.5 carries (openapi: version:).
-BUILTIN_OPENAPI_VERSIONS = frozenset({"v1.21.2"})
 
 
 def _go_vars(variables: list) -> str:
@@ -485,18 +472,6 @@ def _patch_config(entry: object) -> dict:
     if not isinstance(entry, dict):
         return {}
     return {key: entry.get(key) for key in ("path", "patch", "target", "options")}
-
-
-def _custom_schema(text: str) -> patches.SchemaSource:
-    import json
-
-    from kubelite.schema.openapi import Definitions
-
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = yamlv3.load_all(text)[0]
-    return patches.SchemaSource(Definitions.from_document(doc))
 
 
 def _crd_config(loader: Loader, path: str) -> TransformerConfig:
