@@ -277,19 +277,25 @@ class Client:
         return (f"{path}?{query}" if query else path), query
 
     def _head(self, method: str, target: str, headers, body: bytes | None) -> bytes:
-        """The request line and headers; a request's header replaces the client's of that name."""
+        lines = [f"{method} {target} HTTP/1.1"] + [f"{k}: {v}" for k, v in self._fields(method, headers, body)]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    def _fields(self, method: str, headers, body: bytes | None) -> list[tuple[str, str]]:
+        """The request's header fields as httpx sends them; a request's header replaces the
+        client's of that name."""
         own = _header_items(headers)
         names = {k.lower() for k, _ in own}
         fields = [(k, v) for k, v in self.headers if k.lower() not in names] + own
-        lines = [f"{method} {target} HTTP/1.1", f"Host: {self._host_header}"]
-        if not any(k.lower() == "accept" for k, _ in fields):
-            lines.append("Accept: */*")
-        if not any(k.lower() == "connection" for k, _ in fields):
-            lines.append("Connection: keep-alive")
-        lines += [f"{k}: {v}" for k, v in fields]
+        names |= {k.lower() for k, _ in fields}
+        out = [("Host", self._host_header)]
+        if "accept" not in names:
+            out.append(("Accept", "*/*"))
+        if "connection" not in names:
+            out.append(("Connection", "keep-alive"))
+        out += fields
         if body is not None or method in ("POST", "PUT", "PATCH"):
-            lines.append(f"Content-Length: {len(body or b'')}")
-        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+            out.append(("Content-Length", str(len(body or b""))))
+        return out
 
     def _read_head(self, conn: _Connection):
         while True:
@@ -344,6 +350,53 @@ class Client:
                 self._idle.append(conn)
                 return
         conn.close()
+
+
+class AppClient(Client):
+    """The same requests handed to an in-process ASGI app through a door (server.door.AppDoor):
+    the embedded cluster without sockets."""
+
+    def __init__(self, door, base_url: str, *, headers: dict | None = None):
+        super().__init__(base_url, headers=headers)
+        self._door = door
+
+    def _send(self, method, path, params, body, headers, timeout) -> Response:
+        from kubelite.server.door import DoorError, http_scope
+
+        target, query = self._target(path, params)
+        raw_path = target.partition("?")[0].encode("ascii")
+        fields = [(k.lower().encode("latin-1"), str(v).encode("latin-1"))
+                  for k, v in self._fields(method, headers, body)]
+        scope = http_scope(method, self.scheme, self.host, self.port, raw_path, query.encode("ascii"), fields)
+        try:
+            status, raw_headers, chunks = self._door.call(scope, body or b"")
+        except DoorError as err:
+            raise ReadError(str(err)) from err
+        items = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw_headers]
+        url = URL(f"{self.scheme}://{self._host_header}{target}", query)
+        return Response(status, _reason(status), Headers(items), Request(method, url),
+                        _door_chunks(chunks), lambda complete: chunks.close())
+
+    def close(self) -> None:
+        self._closed = True
+
+
+def _door_chunks(chunks):
+    from kubelite.server.door import DoorError
+
+    try:
+        yield from chunks
+    except DoorError as err:
+        raise ReadError(str(err)) from err
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 class _Streaming:

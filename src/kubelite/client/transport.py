@@ -389,9 +389,9 @@ def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Pat
         raise ConnectionFailed(f"error: cannot open the embedded cluster in {home}: {err}") from None
     cluster.settle()
     cluster.start()
-    httpx = _import_httpx()
-    client = httpx.Client(transport=cluster.transport(), base_url=EMBEDDED_URL, headers={"User-Agent": USER_AGENT},
-                          timeout=httpx.Timeout(timeout))
+    from kubelite.client import http1
+
+    client = http1.AppClient(cluster.door(), EMBEDDED_URL, headers={"User-Agent": USER_AGENT})
 
     def close() -> None:
         try:

@@ -118,6 +118,14 @@ class Cluster:
         self._transports.append(transport)
         return transport
 
+    def door(self):
+        """The in-process door without an HTTP library (server.door.AppDoor): the embedded CLI's."""
+        from kubelite.server.door import AppDoor
+
+        door = AppDoor(self.app, owns_app=False)
+        self._transports.append(door)
+        return door
+
     def http_client(self, **kwargs):
         import httpx
 

@@ -1,0 +1,129 @@
+"""The in-process door to the ASGI app, without any HTTP library: one request in, the status,
+headers and body chunks out. The app runs on a private event-loop thread, so a caller can block
+on a watch stream chunk by chunk.
+
+Two clients stand on it: server.inprocess (an httpx transport, for tests and the Python API)
+and the embedded CLI's client.http1.AppClient (which spares a short command httpx's import).
+"""
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from urllib.parse import unquote
+
+_DONE = object()
+
+
+class DoorError(Exception):
+    """The app failed (raised, or returned without a response)."""
+
+
+class AppDoor:
+    def __init__(self, app, *, owns_app: bool = True):
+        self.app = app
+        # A door that does not own the app (a Cluster's, which has several clients) leaves the
+        # app's watches running when it closes; the owner shuts the app down.
+        self._owns_app = owns_app
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="kubelite-inprocess", daemon=True)
+        self._thread.start()
+        self.closed = False
+
+    def call(self, scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], "BodyChunks"]:
+        """Run the app on one request; its status and raw headers, and the body as it comes."""
+        if self.closed:
+            raise DoorError("in-process transport is closed")
+        messages: queue.Queue = queue.Queue()
+        disconnected = asyncio.Event()
+        app = self.app
+        pending: bytes | None = body
+
+        async def receive():
+            nonlocal pending
+            if pending is not None:
+                chunk, pending = pending, None
+                return {"type": "http.request", "body": chunk, "more_body": False}
+            await disconnected.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            messages.put(message)
+
+        async def run():
+            try:
+                await app(scope, receive, send)
+            except BaseException as exc:  # surfaces in the calling thread
+                messages.put(exc)
+            finally:
+                messages.put(_DONE)
+
+        asyncio.run_coroutine_threadsafe(run(), self._loop)
+        start = messages.get()
+        if isinstance(start, BaseException):
+            raise DoorError(f"in-process request failed: {start}") from start
+        if start is _DONE:
+            raise DoorError("in-process app returned no response")
+        chunks = BodyChunks(messages, lambda: self._loop.call_soon_threadsafe(disconnected.set))
+        return start["status"], list(start.get("headers", [])), chunks
+
+    def close(self, shutdown_app: bool | None = None) -> None:
+        """Stop the loop; also end the app's open streams if this door owns the app (or
+        `shutdown_app` says so: the owner closing its last clients)."""
+        if self.closed:
+            return
+        self.closed = True
+        if shutdown_app is None:
+            shutdown_app = self._owns_app
+        shutdown = getattr(self.app, "shutdown", None) if shutdown_app else None
+        if shutdown is not None:
+            self._loop.call_soon_threadsafe(shutdown)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+
+
+class BodyChunks:
+    """The response body's chunks; `close()` tells a streaming handler (watch) that its reader
+    is gone, as a closed socket would. A failure of the app mid-body raises DoorError."""
+
+    def __init__(self, messages: queue.Queue, on_close):
+        self._messages = messages
+        self._on_close = on_close
+        self._finished = False
+
+    def __iter__(self):
+        while not self._finished:
+            message = self._messages.get()
+            if message is _DONE:
+                self._finished = True
+                return
+            if isinstance(message, BaseException):
+                self._finished = True
+                raise DoorError(f"in-process response failed: {message}") from message
+            chunk = message.get("body", b"")
+            if chunk:
+                yield chunk
+            if not message.get("more_body", False):
+                self._finished = True
+
+    def close(self) -> None:
+        self._on_close()
+
+
+def http_scope(method: str, scheme: str, host: str, port: int, raw_path: bytes, query: bytes,
+               headers: list[tuple[bytes, bytes]]) -> dict:
+    """The ASGI scope of one HTTP/1.1 request from the loopback."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": scheme or "http",
+        "path": unquote(raw_path.decode("ascii")),
+        "raw_path": raw_path,
+        "query_string": query,
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 0),
+        "server": (host, port),
+    }
