@@ -80,10 +80,13 @@ def test_pending_and_unreachable_pods(cluster, api):
 
 def test_streams_fail_as_with_an_unreachable_kubelet(cluster, api):
     _run(cluster, api, pod("web"))
+    upgrade = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1"}
     for sub in ("exec?command=ls", "attach", "portforward?ports=80"):
-        got = api.post(f"{NS}/web/{sub}")
+        got = api.post(f"{NS}/web/{sub}", headers=upgrade)
         assert (got.status_code, got.json()["message"]) == (
             500, "error dialing backend: dial tcp 127.0.0.1:10250: connect: connection refused")
+        got = api.post(f"{NS}/web/{sub}")  # not an upgrade: refused before any dial
+        assert (got.status_code, got.json()["message"]) == (400, "Upgrade request required")
     _run(cluster, api, pod("pending", nodeSelector={"no": "such"}))
     got = api.post(f"{NS}/pending/exec?command=ls")
     assert (got.status_code, got.json()["message"]) == (400, "pod pending does not have a host assigned")

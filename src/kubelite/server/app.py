@@ -47,6 +47,9 @@ class App:
         if kind == "lifespan":
             await self._lifespan(receive, send)
             return
+        if kind == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if kind != "http":
             return
         if self.stopping is None:
@@ -54,6 +57,29 @@ class App:
         request = await _read_request(scope, receive)
         response = await self._respond(request)
         await _send_response(response, send, receive, head=scope["method"] == "HEAD")
+
+    async def _websocket(self, scope, receive, send):
+        """A WebSocket handshake (exec/attach/portforward and watches from browsers): answered as
+        the same GET over HTTP. kubelite carries no stream, so the handshake is always declined
+        with that answer (kube-apiserver's JSON Status) when the server lets the app send one."""
+        if self.stopping is None:
+            self.stopping = asyncio.Event()
+        message = await receive()
+        if message.get("type") != "websocket.connect":
+            return
+        request = await _read_request({**scope, "method": "GET"}, _no_body)
+        response = await self._respond(request)
+        if isinstance(response, StreamingResponse):
+            await _close_stream(response)
+            response = Response(status=400, body=b"", content_type="")
+        if "websocket.http.response" not in (scope.get("extensions") or {}):
+            await send({"type": "websocket.close", "code": 1011})
+            return
+        headers = _base_headers(response.content_type, response.headers)
+        headers.append((b"content-length", str(len(response.body)).encode()))
+        headers.append((b"connection", b"close"))  # the server closes a declined handshake's connection
+        await send({"type": "websocket.http.response.start", "status": response.status, "headers": headers})
+        await send({"type": "websocket.http.response.body", "body": response.body})
 
     async def _lifespan(self, receive, send):
         while True:
@@ -157,6 +183,16 @@ async def _read_request(scope, receive) -> Request:
         too_large=size > MAX_BODY,
         client_cert=((scope.get("extensions") or {}).get("tls") or {}).get("client_cert_der"),
     )
+
+
+async def _no_body():
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+async def _close_stream(response: StreamingResponse) -> None:
+    aclose = getattr(response.chunks, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 def _error_response(err: StatusError, request: Request | None) -> Response:

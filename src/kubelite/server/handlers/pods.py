@@ -5,7 +5,8 @@ deletes the Pod. log answers from the simulated container of a simulated node (w
 described in server/podlogs.py), with the kubelet's options and errors; a pod on a node nobody
 simulates fails as a kubelet that cannot be reached does. exec, attach and portforward are
 validated as kube-apiserver does, then fail as it does when it cannot dial the node's kubelet:
-no simulated container runs commands or forwards ports.
+no simulated container runs commands or forwards ports (a request that does not ask to upgrade
+the connection is refused before any dial).
 """
 from __future__ import annotations
 
@@ -183,8 +184,16 @@ def _stream(api, request, r, namespace: str, name: str, kind: str):
     if not node_name:
         raise errors.bad_request(f"pod {name} does not have a host assigned")
     _, endpoint = _node_endpoint(api, node_name)
+    if not _upgrade_request(request):
+        # kube-apiserver proxies these to the kubelet only as an upgraded connection.
+        raise errors.bad_request("Upgrade request required")
     # No kubelet listens: the API server's dial of the node fails.
     raise errors.server_error(f"error dialing backend: dial tcp {endpoint}: connect: connection refused")
+
+
+def _upgrade_request(request) -> bool:
+    """httpstream.IsUpgradeRequest: a Connection header that mentions upgrade."""
+    return "upgrade" in (request.header("connection") or "").lower()
 
 
 # -- ephemeral containers --------------------------------------------------------------------------
