@@ -57,6 +57,7 @@ class WriteOptions:
     field_validation: str = "Warn"  # Strict | Warn | Ignore
     field_manager: str = ""
     force: bool = False  # server-side apply: take fields other managers own
+    user: Any = None  # who writes (auth.user.UserInfo), as admission webhooks are told; None: the server
 
 
 @dataclass
@@ -108,6 +109,9 @@ class APIServer:
         from kubelite.server.fieldmanager import FieldManager
 
         self.fields = FieldManager(self.clock)
+        from kubelite.server.webhooks.stage import WebhookStage
+
+        self.webhooks = WebhookStage(self)  # admission webhooks (Mutating/ValidatingWebhookConfiguration)
 
     # -- non-resource ------------------------------------------------------------------------
 
@@ -265,12 +269,13 @@ class APIServer:
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.clock.rfc3339()
         obj = self._prepare_create(r, obj)
+        obj, warnings = self.webhooks.mutating(r, obj, None, opts)
         self.admission.validate(r, obj, None)
+        warnings += self.webhooks.validating(r, obj, None, opts)
         obj = self.admission.allocate(r, obj)
         if not applied:  # an apply's managedFields are already final
             obj = self.fields.record_update(r, None, obj, opts.field_manager)
         obj = _ordered(obj)
-        warnings: list[str] = []
         if opts.dry_run:
             # kube-apiserver's dry-run storage only looks for an existing key: a resourceVersion
             # sent is neither refused nor cleared, the answer echoes it.
@@ -336,7 +341,7 @@ class APIServer:
             self._place_namespace(r, namespace, meta)
         merged = self._prepare_update(r, old, new, subresource)
         merged = self.fields.record_update(r, old, merged, opts.field_manager, subresource)
-        return self._store_update(r, old, merged, kv.mod_revision, opts)
+        return self._store_update(r, old, merged, kv.mod_revision, opts, subresource)
 
     def patch(self, r, namespace: str, name: str, patch_type: str, patch: bytes, opts: WriteOptions,
               subresource: str = "") -> Result:
@@ -384,7 +389,7 @@ class APIServer:
             raise errors.conflict(r.group, r.resource, name)
         merged = self._prepare_update(r, old, patched, subresource)
         merged = self.fields.record_update(r, old, merged, opts.field_manager, subresource)
-        result = self._store_update(r, old, merged, kv.mod_revision, opts)
+        result = self._store_update(r, old, merged, kv.mod_revision, opts, subresource)
         result.warnings[:0] = warnings
         return result
 
@@ -425,14 +430,16 @@ class APIServer:
             merged["metadata"]["managedFields"] = managed
         else:
             merged["metadata"].pop("managedFields", None)
-        return self._store_update(r, old, merged, kv.mod_revision, opts)
+        return self._store_update(r, old, merged, kv.mod_revision, opts, subresource)
 
-    def _store_update(self, r, old: dict, new: dict, revision: int, opts: WriteOptions) -> Result:
+    def _store_update(self, r, old: dict, new: dict, revision: int, opts: WriteOptions,
+                      subresource: str = "") -> Result:
         from kubelite.server.storage.errors import Conflict, NotFound
 
+        new, warnings = self.webhooks.mutating(r, new, old, opts, subresource)
         self.admission.validate(r, new, old)
+        warnings += self.webhooks.validating(r, new, old, opts, subresource)
         new = _ordered(self.admission.allocate(r, new, old))
-        warnings: list[str] = []
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         if _without_rv(new) == _without_rv(old):
             return Result(old, warnings=warnings)  # a no-op write keeps the resourceVersion
@@ -523,7 +530,7 @@ class APIServer:
         _set(new, spec_path, replicas)
         self._bump_generation(r, old, new)
         new = self.fields.record_update(r, old, new, opts.field_manager, "scale")
-        result = self._store_update(r, old, new, int(old["metadata"]["resourceVersion"]), opts)
+        result = self._store_update(r, old, new, int(old["metadata"]["resourceVersion"]), opts, "scale")
         return Result(self._scale_of(r, result.obj), warnings=result.warnings)
 
     # -- delete ----------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ def apply(api, r, namespace: str, name: str, body: bytes, opts):
     new["metadata"]["managedFields"] = mf.encode(_to_parent(r, entries, applied, parent_path))
     if not new["metadata"]["managedFields"]:
         del new["metadata"]["managedFields"]
-    result = api._store_update(r, old, new, kv.mod_revision, opts)
+    result = api._store_update(r, old, new, kv.mod_revision, opts, "scale")
     return Result(api._scale_of(r, result.obj), warnings=result.warnings)
 
 

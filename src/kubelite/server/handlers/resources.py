@@ -206,6 +206,7 @@ def _write_options(request: Request, options_kind: str) -> WriteOptions:
         field_manager=decode.check_field_manager(q.get("fieldManager") or "", options_kind)
         or options.default_manager(q, request.header("user-agent")),
         force=options.parse_force(q.get("force")),
+        user=request.user,
     )
 
 

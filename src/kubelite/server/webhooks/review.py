@@ -1,0 +1,94 @@
+"""AdmissionReview v1: the request a webhook receives and the checks of its answer.
+
+The texts of the checks are kube-apiserver's (VerifyAdmissionResponse), so that the error a
+client sees for a misbehaving webhook reads as it would on a real cluster.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+
+from kubelite.schema.goorder import as_served
+
+API_VERSION = "admission.k8s.io/v1"
+
+
+class InvalidResponse(Exception):
+    """The webhook answered, but not with a usable AdmissionReview."""
+
+
+def request(uid: str, attr, invocation) -> dict:
+    """The AdmissionReview sent for `attr`, presented as `invocation`'s group/version/kind."""
+    user = attr.user.to_api() if hasattr(attr.user, "to_api") else {"username": str(attr.user or "")}
+    body = {
+        "uid": uid,
+        "kind": {"group": invocation.group, "version": invocation.version, "kind": invocation.kind},
+        "resource": {"group": invocation.group, "version": invocation.version, "resource": invocation.resource},
+        "requestKind": {"group": attr.group, "version": attr.version, "kind": attr.kind},
+        "requestResource": {"group": attr.group, "version": attr.version, "resource": attr.resource},
+        "name": attr.name,
+        "namespace": attr.namespace,
+        "operation": attr.operation,
+        "userInfo": user,
+        "object": as_served(attr.obj) if attr.obj is not None else None,
+        "oldObject": as_served(attr.old) if attr.old is not None else None,
+        "dryRun": bool(attr.dry_run),
+        "options": attr.options or None,
+    }
+    if attr.subresource:
+        body["subResource"] = attr.subresource
+        body["requestSubResource"] = attr.subresource
+    if not attr.name:
+        del body["name"]
+    if not attr.namespace:
+        del body["namespace"]
+    return {"kind": "AdmissionReview", "apiVersion": API_VERSION, "request": body}
+
+
+def new_uid() -> str:
+    return str(uuid.uuid4())
+
+
+def verify(uid: str, review, mutating: bool) -> dict:
+    """The response of a decoded AdmissionReview, or InvalidResponse with kube-apiserver's text."""
+    if not isinstance(review, dict):
+        raise InvalidResponse("webhook response was absent")
+    response = review.get("response")
+    if not isinstance(response, dict):
+        raise InvalidResponse("webhook response was absent")
+    if str(response.get("uid") or "") != uid:
+        raise InvalidResponse(f'expected response.uid="{uid}", got "{response.get("uid") or ""}"')
+    version = str(review.get("apiVersion") or "")
+    group, _, ver = version.rpartition("/")
+    kind = str(review.get("kind") or "")
+    if (version, kind) != (API_VERSION, "AdmissionReview"):
+        raise InvalidResponse("expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, "
+                              f"got {group}/{ver}, Kind={kind}")
+    patch, patch_type = response.get("patch"), response.get("patchType")
+    if mutating:
+        if patch and patch_type is None:
+            raise InvalidResponse("webhook returned response.patch but not response.patchType")
+        if not patch and patch_type is not None:
+            raise InvalidResponse("webhook returned response.patchType but not response.patch")
+        if patch_type is not None and not patch_type:
+            raise InvalidResponse(f'webhook returned invalid response.patchType of "{patch_type}"')
+    else:
+        if patch:
+            raise InvalidResponse("validating webhook may not return response.patch")
+        if patch_type is not None:
+            raise InvalidResponse("validating webhook may not return response.patchType")
+    return response
+
+
+def patch_bytes(response: dict) -> bytes:
+    """The response's patch ([]byte: base64 in JSON); ValueError when it is not base64."""
+    patch = response.get("patch")
+    if not patch:
+        return b""
+    if not isinstance(patch, str):
+        raise ValueError("json: cannot unmarshal patch into Go struct field of type []uint8")
+    try:
+        return base64.b64decode(patch, validate=True)
+    except (binascii.Error, ValueError) as err:
+        raise ValueError(f"illegal base64 data: {err}") from None

@@ -1,0 +1,372 @@
+"""Admission webhooks called by the API server (in-process cluster, a real HTTPS webhook server).
+
+Texts are kube-apiserver's (k8s.io/apiserver pkg/admission/plugin/webhook: ToStatusErr,
+ErrCallingWebhook, VerifyAdmissionResponse, NewDryRunUnsupportedErr) with Go's HTTP client's
+dial errors and client-go's generic server responses.
+"""
+from __future__ import annotations
+
+import contextlib
+import socket
+
+import pytest
+from webhook_support import (
+    WebhookServer, allow, deny, hook, json_patch, make_certificates, webhook_configuration,
+)
+
+from kubelite.server.cluster import Cluster
+
+ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+
+
+def answer(path: str, review: dict):
+    """The scripted webhook: what each path answers."""
+    request = review["request"]
+    obj = request.get("object") or {}
+    name = (obj.get("metadata") or {}).get("name", "")
+    route = path.split("?")[0]
+    if route == "/deny":
+        return deny(review, f"{name} is not welcome") if name.startswith("bad") else allow(review)
+    if route == "/deny-plain":
+        return allow(review, allowed=False)
+    if route == "/label":
+        return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}}],
+                          warnings=["labelled by the webhook"])
+    if route == "/invalid":
+        return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": {"bad key!": "x"}}])
+    if route == "/label-a":
+        labels = dict((obj.get("metadata") or {}).get("labels") or {})
+        labels["a"] = "1"
+        return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": labels}])
+    if route == "/label-b":
+        labels = dict((obj.get("metadata") or {}).get("labels") or {})
+        if labels.get("b") == "1":
+            return allow(review)
+        labels["b"] = "1"
+        return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": labels}])
+    if route == "/text":
+        return 200, "text/plain", b"hello"
+    if route == "/not-json":
+        return 200, "application/json", b"garbage"
+    if route == "/wrong-uid":
+        return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                "response": {"uid": "nope", "allowed": True}}
+    if route == "/no-kind":
+        return {"response": {"uid": request["uid"], "allowed": True}}
+    if route == "/no-response":
+        return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}
+    if route == "/error":
+        return 500, "text/plain", b"boom"
+    if route == "/slow":
+        server.released.wait(30)  # until the test ends: the API server must give up first
+        return allow(review)
+    return allow(review)
+
+
+server: WebhookServer  # the module's webhook server, for /slow
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    return make_certificates(tmp_path_factory.mktemp("webhook-pki"),
+                             hostnames=("localhost", "hooks.default.svc"))
+
+
+@pytest.fixture(scope="module")
+def webhook(certs):
+    global server
+    with WebhookServer(certs, answer) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with Cluster("memory://", controllers=False) as c:
+        yield c
+
+
+@pytest.fixture
+def api(cluster):
+    with cluster.http_client() as client:
+        yield client
+
+
+@contextlib.contextmanager
+def configured(api, kind: str, *hooks: dict):
+    """A webhook configuration for the duration of a test."""
+    resource = "validatingwebhookconfigurations" if kind.startswith("Validating") else "mutatingwebhookconfigurations"
+    name = hooks[0]["name"].split(".")[0] + "-config"
+    created = api.post(f"{ADMISSION}/{resource}", json=webhook_configuration(kind, name, list(hooks)))
+    assert created.status_code == 201, created.text
+    try:
+        yield created.json()
+    finally:
+        assert api.delete(f"{ADMISSION}/{resource}/{name}").status_code == 200
+
+
+def validating(api, *hooks):
+    return configured(api, "ValidatingWebhookConfiguration", *hooks)
+
+
+def mutating(api, *hooks):
+    return configured(api, "MutatingWebhookConfiguration", *hooks)
+
+
+def configmap(name: str, **labels) -> dict:
+    meta = {"name": name}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}}
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_validating_webhook_denies_with_its_message_and_nothing_is_stored(api, webhook, certs):
+    with validating(api, hook("deny.example.com", webhook.url + "/deny", certs["ca_bundle"])):
+        refused = api.post(CONFIGMAPS, json=configmap("bad-one"))
+        assert refused.status_code == 403
+        assert refused.json() == {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": 'admission webhook "deny.example.com" denied the request: bad-one is not welcome',
+            "code": 403}
+        assert api.get(f"{CONFIGMAPS}/bad-one").status_code == 404
+        assert api.post(CONFIGMAPS, json=configmap("good-one")).status_code == 201
+    review = webhook.reviews("/deny")[-1]
+    assert review["apiVersion"] == "admission.k8s.io/v1" and review["kind"] == "AdmissionReview"
+    request = review["request"]
+    assert request["operation"] == "CREATE" and request["oldObject"] is None and request["dryRun"] is False
+    assert request["kind"] == {"group": "", "version": "v1", "kind": "ConfigMap"}
+    assert request["resource"] == {"group": "", "version": "v1", "resource": "configmaps"}
+    assert request["namespace"] == "default" and request["name"] == "good-one"
+    assert request["userInfo"]["username"] == "kubernetes-admin"
+    assert request["options"]["kind"] == "CreateOptions"
+
+
+def test_denial_without_a_message_says_without_explanation(api, webhook, certs):
+    with validating(api, hook("plain.example.com", webhook.url + "/deny-plain", certs["ca_bundle"])):
+        refused = api.post(CONFIGMAPS, json=configmap("plain"))
+    assert refused.status_code == 400
+    assert refused.json()["message"] == 'admission webhook "plain.example.com" denied the request without explanation'
+
+
+def test_mutating_webhook_patch_is_applied_and_its_warning_returned(api, webhook, certs):
+    with mutating(api, hook("label.example.com", webhook.url + "/label", certs["ca_bundle"])):
+        created = api.post(CONFIGMAPS, json=configmap("mutated"))
+        assert created.status_code == 201, created.text
+        assert created.json()["metadata"]["labels"] == {"mutated": "yes"}
+        assert created.headers["warning"] == '299 - "labelled by the webhook"'
+        # The webhook saw the object before the server filled its system fields.
+        sent = webhook.reviews("/label")[-1]["request"]["object"]["metadata"]
+        assert "uid" not in sent and "creationTimestamp" not in sent
+        updated = api.put(f"{CONFIGMAPS}/mutated", json=configmap("mutated", other="x"))
+        assert updated.json()["metadata"]["labels"] == {"mutated": "yes"}
+    request = webhook.reviews("/label")[-1]["request"]
+    assert request["operation"] == "UPDATE" and request["options"]["kind"] == "UpdateOptions"
+    assert request["oldObject"]["metadata"]["labels"] == {"mutated": "yes"}
+    assert request["object"]["metadata"]["labels"] == {"other": "x"}
+    assert api.get(f"{CONFIGMAPS}/mutated").json()["metadata"]["labels"] == {"mutated": "yes"}
+
+
+def test_a_patch_making_the_object_invalid_is_refused_by_validation(api, webhook, certs):
+    with mutating(api, hook("invalid.example.com", webhook.url + "/invalid", certs["ca_bundle"])):
+        refused = api.post(CONFIGMAPS, json=configmap("invalidated"))
+    assert refused.status_code == 422
+    assert refused.json()["message"].startswith('ConfigMap "invalidated" is invalid: metadata.labels: Invalid value: '
+                                                '"bad key!"')
+    assert api.get(f"{CONFIGMAPS}/invalidated").status_code == 404
+
+
+def test_reinvocation_if_needed_calls_an_earlier_webhook_again_after_a_later_change(api, webhook, certs):
+    before = len(webhook.reviews("/label-a"))
+    with mutating(api, hook("a.example.com", webhook.url + "/label-a", certs["ca_bundle"],
+                            reinvocationPolicy="IfNeeded"),
+                  hook("b.example.com", webhook.url + "/label-b", certs["ca_bundle"])):
+        created = api.post(CONFIGMAPS, json=configmap("reinvoked"))
+    assert created.json()["metadata"]["labels"] == {"a": "1", "b": "1"}
+    calls = webhook.reviews("/label-a")[before:]
+    assert len(calls) == 2  # once, then again because b changed the object after it
+    assert calls[1]["request"]["object"]["metadata"]["labels"] == {"a": "1", "b": "1"}
+
+
+def test_reinvocation_never_calls_each_webhook_once(api, webhook, certs):
+    before = len(webhook.reviews("/label-a"))
+    with mutating(api, hook("a.example.com", webhook.url + "/label-a", certs["ca_bundle"]),
+                  hook("b.example.com", webhook.url + "/label-b", certs["ca_bundle"])):
+        api.post(CONFIGMAPS, json=configmap("once"))
+    assert len(webhook.reviews("/label-a")) - before == 1
+
+
+@pytest.mark.parametrize("policy", ["Fail", "Ignore"])
+def test_a_dead_webhook_fails_closed_or_open(api, certs, policy):
+    port = closed_port()
+    url = f"https://127.0.0.1:{port}/validate"
+    with validating(api, hook("dead.example.com", url, certs["ca_bundle"], failurePolicy=policy)):
+        answer_ = api.post(CONFIGMAPS, json=configmap(f"dead-{policy.lower()}"))
+    if policy == "Ignore":
+        assert answer_.status_code == 201
+        return
+    detail = (f'failed calling webhook "dead.example.com": failed to call webhook: Post "{url}?timeout=10s": '
+              f"dial tcp 127.0.0.1:{port}: connect: connection refused")
+    assert answer_.status_code == 500
+    assert answer_.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                              "message": f"Internal error occurred: {detail}", "reason": "InternalError",
+                              "details": {"causes": [{"message": detail}]}, "code": 500}
+    assert api.get(f"{CONFIGMAPS}/dead-fail").status_code == 404
+
+
+@pytest.mark.parametrize("policy", ["Fail", "Ignore"])
+def test_a_slow_webhook_times_out_after_its_timeout_seconds(api, webhook, certs, policy):
+    with mutating(api, hook("slow.example.com", webhook.url + "/slow", certs["ca_bundle"], timeoutSeconds=1,
+                            failurePolicy=policy)):
+        answer_ = api.post(CONFIGMAPS, json=configmap(f"slow-{policy.lower()}"))
+    if policy == "Ignore":
+        assert answer_.status_code == 201
+        return
+    assert answer_.status_code == 500
+    assert answer_.json()["message"] == (
+        'Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: '
+        f'Post "{webhook.url}/slow?timeout=1s": context deadline exceeded')
+
+
+GARBAGE = [
+    ("/text", "failed to call webhook: serializer for text/plain doesn't exist"),
+    ("/not-json", "failed to call webhook: couldn't get version/kind; json parse error: invalid character 'g' "
+                  "looking for beginning of value"),
+    ("/wrong-uid", 'received invalid webhook response: expected response.uid="{uid}", got "nope"'),
+    ("/no-kind", "received invalid webhook response: expected webhook response of admission.k8s.io/v1, "
+                 "Kind=AdmissionReview, got /, Kind="),
+    ("/no-response", "received invalid webhook response: webhook response was absent"),
+    ("/error", 'failed to call webhook: an error on the server ("boom") has prevented the request from succeeding'),
+]
+
+
+@pytest.mark.parametrize("route,reason", GARBAGE, ids=[g[0].strip("/") for g in GARBAGE])
+def test_garbage_answers_fail_closed_with_the_reason(api, webhook, certs, route, reason):
+    name = "garbage" + route.replace("/", "-")
+    with validating(api, hook("garbage.example.com", webhook.url + route, certs["ca_bundle"])):
+        refused = api.post(CONFIGMAPS, json=configmap(name))
+    uid = webhook.reviews(route)[-1]["request"]["uid"]
+    assert refused.status_code == 500
+    assert refused.json()["message"] == ('Internal error occurred: failed calling webhook "garbage.example.com": '
+                                         + reason.format(uid=uid))
+    assert api.get(f"{CONFIGMAPS}/{name}").status_code == 404
+
+
+def test_garbage_answers_are_forgiven_under_ignore(api, webhook, certs):
+    hooks = [hook(f"g{i}.example.com", webhook.url + route, certs["ca_bundle"], failurePolicy="Ignore")
+             for i, (route, _) in enumerate(GARBAGE)]
+    with validating(api, *hooks):
+        assert api.post(CONFIGMAPS, json=configmap("forgiven")).status_code == 201
+
+
+def test_a_certificate_from_another_ca_is_refused(api, webhook, tmp_path):
+    other = make_certificates(tmp_path, ca_name="another CA")
+    with validating(api, hook("tls.example.com", webhook.url + "/deny", other["ca_bundle"])):
+        refused = api.post(CONFIGMAPS, json=configmap("tls"))
+    assert refused.status_code == 500
+    assert refused.json()["message"].endswith(
+        f'Post "{webhook.url}/deny?timeout=10s": tls: failed to verify certificate: x509: certificate signed by '
+        "unknown authority")
+
+
+def test_dry_run_is_refused_for_webhooks_with_side_effects(api, webhook, certs):
+    with validating(api, hook("effects.example.com", webhook.url + "/allow", certs["ca_bundle"],
+                              sideEffects="Some")):
+        refused = api.post(CONFIGMAPS + "?dryRun=All", json=configmap("dry"))
+        assert refused.status_code == 400
+        assert refused.json()["message"] == 'admission webhook "effects.example.com" does not support dry run'
+        assert refused.json()["reason"] == "BadRequest"
+        assert api.post(CONFIGMAPS, json=configmap("wet")).status_code == 201
+
+
+def test_dry_run_reaches_webhooks_without_side_effects(api, webhook, certs):
+    with mutating(api, hook("label.example.com", webhook.url + "/label", certs["ca_bundle"],
+                            sideEffects="NoneOnDryRun")):
+        answer_ = api.post(CONFIGMAPS + "?dryRun=All", json=configmap("dry-labelled"))
+    assert answer_.status_code == 201 and answer_.json()["metadata"]["labels"] == {"mutated": "yes"}
+    request = webhook.reviews("/label")[-1]["request"]
+    assert request["dryRun"] is True and request["options"]["dryRun"] == ["All"]
+    assert api.get(f"{CONFIGMAPS}/dry-labelled").status_code == 404
+
+
+def test_object_and_namespace_selectors(api, webhook, certs):
+    assert api.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "guarded", "labels": {"guard": "on"}}}).status_code == 201
+    by_object = hook("objsel.example.com", webhook.url + "/deny", certs["ca_bundle"],
+                     objectSelector={"matchLabels": {"checked": "yes"}})
+    with validating(api, by_object):
+        assert api.post(CONFIGMAPS, json=configmap("bad-unchecked")).status_code == 201
+        assert api.post(CONFIGMAPS, json=configmap("bad-checked", checked="yes")).status_code == 403
+    by_namespace = hook("nssel.example.com", webhook.url + "/deny", certs["ca_bundle"],
+                        namespaceSelector={"matchExpressions": [{"key": "guard", "operator": "In",
+                                                                 "values": ["on"]}]})
+    with validating(api, by_namespace):
+        assert api.post(CONFIGMAPS, json=configmap("bad-default")).status_code == 201
+        refused = api.post("/api/v1/namespaces/guarded/configmaps", json=configmap("bad-guarded"))
+        assert refused.status_code == 403
+
+
+def test_rules_match_operations_resources_and_subresources(api, webhook, certs):
+    create_only = hook("create.example.com", webhook.url + "/deny", certs["ca_bundle"], operations=("CREATE",))
+    api.post(CONFIGMAPS, json=configmap("bad-before"))
+    with validating(api, create_only):
+        assert api.put(f"{CONFIGMAPS}/bad-before", json=configmap("bad-before", x="y")).status_code == 200
+    secrets_only = hook("secrets.example.com", webhook.url + "/deny", certs["ca_bundle"], resources=("secrets",))
+    with validating(api, secrets_only):
+        assert api.post(CONFIGMAPS, json=configmap("bad-cm")).status_code == 201
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad-pod"},
+           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    assert api.post("/api/v1/namespaces/default/pods", json=pod).status_code == 201
+    status = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad-pod"}, "status": {"phase": "Running"}}
+    main_only = hook("pods.example.com", webhook.url + "/deny", certs["ca_bundle"], resources=("pods",),
+                     operations=("*",))
+    with validating(api, main_only):
+        path = "/api/v1/namespaces/default/pods/bad-pod/status"
+        assert api.patch(path, json=status, headers={"content-type": "application/merge-patch+json"}
+                         ).status_code == 200
+    with_status = hook("podstatus.example.com", webhook.url + "/deny", certs["ca_bundle"],
+                       resources=("pods/status",), operations=("*",))
+    with validating(api, with_status):
+        refused = api.patch(path, json=status, headers={"content-type": "application/merge-patch+json"})
+        assert refused.status_code == 403
+    assert webhook.reviews("/deny")[-1]["request"]["subResource"] == "status"
+
+
+def test_webhook_configurations_are_never_sent_to_webhooks(api, webhook, certs):
+    everything = hook("all.example.com", webhook.url + "/deny-plain", certs["ca_bundle"],
+                      operations=("*",))
+    everything["rules"] = [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"]}]
+    with validating(api, everything):
+        refused = api.post(CONFIGMAPS, json=configmap("anything"))
+        assert refused.status_code == 400
+    # leaving the block deleted the configuration although it refuses every request
+
+
+def test_service_reference_resolved_through_endpoints(api, webhook, certs):
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hooks"},
+               "spec": {"ports": [{"name": "https", "port": 443, "targetPort": webhook.port}]}}
+    endpoints = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "hooks"},
+                 "subsets": [{"addresses": [{"ip": "127.0.0.1"}],
+                              "ports": [{"name": "https", "port": webhook.port}]}]}
+    assert api.post("/api/v1/namespaces/default/services", json=service).status_code == 201
+    assert api.post("/api/v1/namespaces/default/endpoints", json=endpoints).status_code == 201
+    by_service = hook("svc.example.com", "", certs["ca_bundle"])
+    by_service["clientConfig"] = {"service": {"namespace": "default", "name": "hooks", "path": "/deny"},
+                                  "caBundle": certs["ca_bundle"]}
+    missing = hook("nosvc.example.com", "", certs["ca_bundle"])
+    missing["clientConfig"] = {"service": {"namespace": "default", "name": "absent", "path": "/deny"},
+                               "caBundle": certs["ca_bundle"]}
+    with validating(api, by_service):
+        refused = api.post(CONFIGMAPS, json=configmap("bad-via-service"))
+        assert refused.status_code == 403
+        assert refused.json()["message"].startswith('admission webhook "svc.example.com" denied the request')
+    with validating(api, missing):
+        failed = api.post(CONFIGMAPS, json=configmap("via-missing"))
+    assert failed.status_code == 500
+    assert failed.json()["message"] == ('Internal error occurred: failed calling webhook "nosvc.example.com": '
+                                        'failed to call webhook: service "absent" not found')
