@@ -370,3 +370,19 @@ def test_service_reference_resolved_through_endpoints(api, webhook, certs):
     assert failed.status_code == 500
     assert failed.json()["message"] == ('Internal error occurred: failed calling webhook "nosvc.example.com": '
                                         'failed to call webhook: service "absent" not found')
+
+
+def test_stored_configurations_carry_the_api_defaults(api, webhook, certs):
+    by_service = hook("defaults.example.com", "", certs["ca_bundle"])
+    by_service["clientConfig"] = {"service": {"namespace": "default", "name": "hooks"}}
+    with mutating(api, by_service) as created:
+        stored = created["webhooks"][0]
+    assert {k: stored[k] for k in ("failurePolicy", "matchPolicy", "namespaceSelector", "objectSelector",
+                                   "timeoutSeconds", "reinvocationPolicy")} == {
+        "failurePolicy": "Fail", "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {},
+        "timeoutSeconds": 10, "reinvocationPolicy": "Never"}
+    assert stored["rules"][0]["scope"] == "*"
+    assert stored["clientConfig"]["service"]["port"] == 443
+    assert list(stored) == ["name", "clientConfig", "rules", "failurePolicy", "matchPolicy", "namespaceSelector",
+                            "objectSelector", "sideEffects", "timeoutSeconds", "admissionReviewVersions",
+                            "reinvocationPolicy"]  # Go's field order

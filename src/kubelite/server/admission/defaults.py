@@ -534,6 +534,26 @@ def _crd(obj: dict) -> None:
             _default(client["service"], "port", 443)
 
 
+def default_webhook(hook: dict, mutating: bool) -> None:
+    """admissionregistration/v1 SetDefaults_ValidatingWebhook / _MutatingWebhook / _Rule / _ServiceReference."""
+    for key, value in (("failurePolicy", "Fail"), ("matchPolicy", "Equivalent"), ("namespaceSelector", {}),
+                       ("objectSelector", {}), ("timeoutSeconds", 10)):
+        _default(hook, key, value)
+    if mutating:
+        _default(hook, "reinvocationPolicy", "Never")
+    for rule in _dicts(hook.get("rules")):
+        _default(rule, "scope", "*")
+    client = hook.get("clientConfig")
+    if isinstance(client, dict) and isinstance(client.get("service"), dict):
+        _default(client["service"], "port", 443)
+
+
+def _webhook_configuration(obj: dict) -> None:
+    mutating = obj.get("kind") == "MutatingWebhookConfiguration"
+    for hook in _dicts(obj.get("webhooks")):
+        default_webhook(hook, mutating)
+
+
 _KIND_DEFAULTS: dict[tuple[str, str], Callable[[dict], None]] = {
     ("", "Pod"): _pod,
     ("", "PodTemplate"): _pod_template_kind,
@@ -564,6 +584,8 @@ _KIND_DEFAULTS: dict[tuple[str, str], Callable[[dict], None]] = {
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): _binding_subjects,
     ("events.k8s.io", "Event"): _event_v1,
     ("apiextensions.k8s.io", "CustomResourceDefinition"): _crd,
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): _webhook_configuration,
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): _webhook_configuration,
 }
 
 

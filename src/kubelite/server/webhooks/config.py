@@ -10,14 +10,12 @@ import json
 import threading
 from dataclasses import dataclass
 
+from kubelite.jsoncopy import clone
+
 GROUP = "admissionregistration.k8s.io"
 MUTATING = "mutatingwebhookconfigurations"
 VALIDATING = "validatingwebhookconfigurations"
 _PREFIX = f"/registry/{GROUP}/"
-
-# admissionregistration/v1 defaults (SetDefaults_ValidatingWebhook / _MutatingWebhook / _Rule).
-_HOOK_DEFAULTS = (("failurePolicy", "Fail"), ("matchPolicy", "Equivalent"), ("namespaceSelector", {}),
-                  ("objectSelector", {}), ("timeoutSeconds", 10))
 
 
 @dataclass(frozen=True)
@@ -44,25 +42,12 @@ class Hook:
 
 
 def defaulted(webhook: dict, mutating: bool) -> dict:
-    """A webhook with the API's defaults filled in (the stored object is left alone)."""
-    out = dict(webhook)
-    for key, value in _HOOK_DEFAULTS:
-        if out.get(key) is None:
-            out[key] = value
-    if mutating and not out.get("reinvocationPolicy"):
-        out["reinvocationPolicy"] = "Never"
-    out["rules"] = [dict(rule, scope=rule.get("scope") or "*") for rule in out.get("rules") or ()
-                    if isinstance(rule, dict)]
+    """A webhook with the API's defaults (those stored before defaulting existed lack them)."""
+    from kubelite.server.admission.defaults import default_webhook
+
+    out = clone(webhook)
+    default_webhook(out, mutating)
     return out
-
-
-def webhook_defaults(obj: dict) -> dict:
-    """A Mutating/ValidatingWebhookConfiguration with its webhooks defaulted, as stored."""
-    mutating = obj.get("kind") == "MutatingWebhookConfiguration"
-    hooks = obj.get("webhooks")
-    if isinstance(hooks, list):
-        obj["webhooks"] = [defaulted(h, mutating) if isinstance(h, dict) else h for h in hooks]
-    return obj
 
 
 class Configurations:
