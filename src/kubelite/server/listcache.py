@@ -19,19 +19,24 @@ from kubelite.server.handlers.http import encode_json
 # the server's memory budget; refilling costs one slow LIST).
 MAX_ENTRIES = 50_000
 _EMPTY_LABELS: dict = {}
-# An item no stored object can be: where the items go in a list's encoding.
-_MARK = "\x00kubelite-list-items\x00"
-_MARK_JSON = b'"\\u0000kubelite-list-items\\u0000"'
+# A value no stored object holds: where the items go in a list's encoding.
+MARK = "\x00kubelite-list-items\x00"
+MARK_JSON = b'"\\u0000kubelite-list-items\\u0000"'
 
 
 class Entry:
-    __slots__ = ("mod_revision", "served_as", "encoded", "labels")
+    """One stored object as a LIST serves it. `obj` (the decoded item, never to be changed) and
+    `parts` (encoded pieces of Table rows) are kept only once a Table of it was asked for."""
+
+    __slots__ = ("mod_revision", "served_as", "encoded", "labels", "obj", "parts")
 
     def __init__(self, mod_revision: int, served_as: tuple, encoded: bytes, labels: dict):
         self.mod_revision = mod_revision
         self.served_as = served_as
         self.encoded = encoded
         self.labels = labels
+        self.obj: dict | None = None
+        self.parts: dict = {}
 
 
 class ListFrame:
@@ -50,15 +55,19 @@ class ListFrame:
     def split(self, metadata: dict) -> tuple[bytes, bytes] | None:
         """(head, tail) of the list with this metadata around its items (built-in lists end
         with their items; custom ones sort their keys), or None if they cannot be found."""
-        marked = encode_json(self._body(metadata, [_MARK]))
-        at = marked.find(_MARK_JSON)
-        if at < 0 or marked.find(_MARK_JSON, at + 1) >= 0:
+        marked = encode_json(self._body(metadata, [MARK]))
+        at = marked.find(MARK_JSON)
+        if at < 0 or marked.find(MARK_JSON, at + 1) >= 0:
             return None
-        return marked[:at], marked[at + len(_MARK_JSON):]
+        return marked[:at], marked[at + len(MARK_JSON):]
+
+    def item(self, obj: dict) -> dict:
+        """The object as an item of this list."""
+        return {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")} if self.typed else obj
 
     def encode_item(self, obj: dict) -> bytes | None:
         """The item's bytes exactly as the whole list's encoding writes them."""
-        item = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")} if self.typed else obj
+        item = self.item(obj)
         if self._bare is None:
             self._bare = self.split({}) or ()
         around = self._bare
@@ -79,12 +88,15 @@ class EncodedItems:
         self._max = max_entries
         self._lock = threading.Lock()
 
-    def entry(self, frame: ListFrame, kv, decode) -> Entry | None:
+    def entry(self, frame: ListFrame, kv, decode, keep_object: bool = False) -> Entry | None:
         """The cached entry for `kv`, or a new one made with `decode(kv)`; None if it cannot be
-        spliced (the caller then encodes the list the ordinary way)."""
+        spliced (the caller then encodes the list the ordinary way). With `keep_object` the
+        entry also holds the item as a dict."""
         served_as = (frame.kind, frame.api_version)
         found = self._entries.get(kv.key)
         if found is not None and found.mod_revision == kv.mod_revision and found.served_as == served_as:
+            if keep_object and found.obj is None:
+                found.obj = frame.item(decode(kv))
             return found
         obj = decode(kv)
         encoded = frame.encode_item(obj)
@@ -92,6 +104,8 @@ class EncodedItems:
             return None
         labels = (obj.get("metadata") or {}).get("labels")
         entry = Entry(kv.mod_revision, served_as, encoded, labels if isinstance(labels, dict) else _EMPTY_LABELS)
+        if keep_object:
+            entry.obj = frame.item(obj)
         with self._lock:
             if len(self._entries) >= self._max:
                 self._entries.clear()

@@ -1,6 +1,6 @@
 """LIST answered from encoded items (kubelite.server.listcache), byte for byte the ordinary answer.
 
-Only the plain case: compact JSON, not a Table, a resource served in the version it is stored
+Only the plain case: compact JSON (a Table: handlers.encodedtable), a resource served in the version it is stored
 in, no field selector (a label selector is checked against the labels kept with each item).
 Everything else goes the ordinary way.
 """
@@ -18,8 +18,11 @@ class _CannotSplice(Exception):
 def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
     from kubelite.server.core import APIServer
 
-    if (type(api) is not APIServer or request.pretty or opts.field_selector is not None
-            or table.wants_table(request)):
+    if table.wants_table(request):
+        from kubelite.server.handlers import encodedtable
+
+        return encodedtable.respond(api, request, r, namespace, opts)
+    if type(api) is not APIServer or request.pretty or opts.field_selector is not None:
         return None
     frame = listcache.ListFrame(r)
     cache = listcache.for_api(api)
