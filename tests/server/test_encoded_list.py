@@ -137,6 +137,9 @@ def test_tables_are_the_same_bytes(cluster, path, query, headers):
     ("fieldSelector=metadata.name%3Dcm-01", {}),
     ("fieldSelector=metadata.name%3Dcm-01", TABLE),
     ("includeObject=Everything", TABLE),
+    ("", {"accept": "application/yaml"}),
+    ("", {"accept": "application/vnd.kubernetes.protobuf, */*"}),
+    ("", {"accept": "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"}),
 ])
 def test_declines_what_it_does_not_encode(cluster, query, headers):
     assert _fast(cluster, "/api/v1/namespaces/lists/configmaps", query, headers) is None

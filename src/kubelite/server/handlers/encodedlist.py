@@ -11,6 +11,11 @@ from kubelite.server.handlers import table
 from kubelite.server.handlers.http import Request, Response
 
 
+# Answers in another encoding or of another kind (YAML, protobuf, metadata only) than the JSON
+# list or Table made here: whatever the server makes of them, it makes the ordinary way.
+_OTHER_FORMS = ("yaml", "protobuf", "PartialObjectMetadata")
+
+
 class _CannotSplice(Exception):
     """An item whose bytes cannot be cut out of a list's encoding: answer the ordinary way."""
 
@@ -18,6 +23,9 @@ class _CannotSplice(Exception):
 def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
     from kubelite.server.core import APIServer
 
+    accept = request.header("accept") or ""
+    if any(word in accept for word in _OTHER_FORMS):
+        return None
     if table.wants_table(request):
         from kubelite.server.handlers import encodedtable
 
