@@ -1,0 +1,104 @@
+"""Admission webhooks on `kubelite serve`, driven by real kubectl and the official Python client:
+what a user sees when a webhook denies, mutates, is dead, or refuses a dry run."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_serve_support import kubectl_at, serving
+from webhook_support import WebhookServer, allow, deny, hook, json_patch, make_certificates, webhook_configuration
+
+
+def answer(path: str, review: dict):
+    obj = review["request"].get("object") or {}
+    name = (obj.get("metadata") or {}).get("name", "")
+    route = path.split("?")[0]
+    if route == "/deny":
+        return deny(review, f"{name} is not welcome") if name.startswith("bad") else allow(review)
+    if route == "/label":
+        return json_patch(review, [{"op": "add", "path": "/metadata/labels/mutated", "value": "yes"}],
+                          warnings=["labelled by the webhook"])
+    return allow(review)
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    base = tmp_path_factory.mktemp("webhooks-served")
+    certs = make_certificates(base / "pki")
+    with WebhookServer(certs, answer) as webhook, serving(base, "--controllers=namespace") as server:
+        yield server, webhook, certs, base
+
+
+def kubectl(setup, *args, stdin=None):
+    server, _, _, base = setup
+    return kubectl_at(server, base / "kubectl-cache", *args, stdin=stdin)
+
+
+def apply_configurations(setup):
+    _, webhook, certs, _ = setup
+    documents = [
+        webhook_configuration("ValidatingWebhookConfiguration", "deny", [
+            hook("deny.example.com", webhook.url + "/deny", certs["ca_bundle"])]),
+        webhook_configuration("MutatingWebhookConfiguration", "label", [
+            hook("label.example.com", webhook.url + "/label", certs["ca_bundle"],
+                 objectSelector={"matchLabels": {"app": "web"}})]),
+        webhook_configuration("ValidatingWebhookConfiguration", "effects", [
+            hook("effects.example.com", webhook.url + "/allow", certs["ca_bundle"], resources=("secrets",),
+                 sideEffects="Some")]),
+    ]
+    done = kubectl(setup, "apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List",
+                                                                 "items": documents}))
+    assert done.returncode == 0, done.stderr
+
+
+def test_kubectl_sees_a_denial_a_mutation_and_a_dry_run_refusal(setup):
+    apply_configurations(setup)
+    refused = kubectl(setup, "create", "configmap", "bad-config", "--from-literal=k=v")
+    assert refused.returncode == 1
+    assert refused.stderr == ('error: failed to create configmap: admission webhook "deny.example.com" denied the '
+                              "request: bad-config is not welcome\n")
+    assert kubectl(setup, "get", "configmap", "bad-config").returncode == 1
+
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web", "labels": {"app": "web"}},
+                "data": {"k": "v"}}
+    applied = kubectl(setup, "apply", "-f", "-", stdin=json.dumps(manifest))
+    assert applied.returncode == 0, applied.stderr
+    assert applied.stdout == "configmap/web created\n"
+    assert applied.stderr == "Warning: labelled by the webhook\n"
+    labels = kubectl(setup, "get", "configmap", "web", "-o", "jsonpath={.metadata.labels}")
+    assert json.loads(labels.stdout) == {"app": "web", "mutated": "yes"}
+
+    denied_apply = kubectl(setup, "apply", "-f", "-", stdin=json.dumps(dict(manifest, metadata={"name": "bad-web"})))
+    assert denied_apply.returncode == 1
+    # The webhook's status names no reason: kubectl prints none (as for kube-apiserver's same Status).
+    assert denied_apply.stderr == ('Error from server: error when creating "STDIN": admission webhook '
+                                   '"deny.example.com" denied the request: bad-web is not welcome\n')
+
+    dry = kubectl(setup, "create", "secret", "generic", "s", "--from-literal=a=b", "--dry-run=server")
+    assert dry.returncode == 1
+    assert dry.stderr == ('error: failed to create secret admission webhook "effects.example.com" does not '
+                          "support dry run\n")
+    assert kubectl(setup, "create", "secret", "generic", "s", "--from-literal=a=b").returncode == 0
+
+
+def test_the_python_client_gets_the_webhook_status(setup):
+    kubernetes = pytest.importorskip("kubernetes")
+    server, webhook, _, _ = setup
+    apply_configurations(setup)
+    client = kubernetes.config.new_client_from_config(config_file=str(server.kubeconfig))
+    try:
+        core = kubernetes.client.CoreV1Api(client)
+        body = kubernetes.client.V1ConfigMap(metadata=kubernetes.client.V1ObjectMeta(name="bad-python"))
+        with pytest.raises(kubernetes.client.ApiException) as failure:
+            core.create_namespaced_config_map("default", body)
+        assert failure.value.status == 403
+        assert json.loads(failure.value.body)["message"] == (
+            'admission webhook "deny.example.com" denied the request: bad-python is not welcome')
+        labelled = kubernetes.client.V1ConfigMap(metadata=kubernetes.client.V1ObjectMeta(
+            name="python-web", labels={"app": "web"}))
+        created = core.create_namespaced_config_map("default", labelled)
+        assert created.metadata.labels == {"app": "web", "mutated": "yes"}
+    finally:
+        client.close()
+    users = {review["request"]["userInfo"]["username"] for review in webhook.reviews("/deny")}
+    assert users == {"kubernetes-admin"}
