@@ -188,6 +188,8 @@ def _list_invalid(problems: list[tuple[str, str]]):
 
 def _list(api, request, info, r, namespace):
     opts = list_options(request, r)
+    if partial_target(request, r) is not None:
+        return _respond(request, r, api.list(r, namespace, opts))
     from kubelite.server.handlers import encodedlist
 
     encoded = encodedlist.respond(api, request, r, namespace, opts)  # the same bytes, reused items
@@ -293,9 +295,22 @@ def _deletecollection(api, request, info, r, namespace):
 
 def _respond(request: Request, r, body: dict, status: int = 200, warnings=()):
     headers = [("Warning", '299 - ' + json.dumps(w)) for w in warnings]
-    if table.wants_table(request) and body.get("kind") != "Status":
+    metadata = partial_target(request, r)
+    if metadata is not None:
+        from kubelite.server.handlers import partialmeta
+
+        body = partialmeta.transform(body, r, metadata)
+    elif table.wants_table(request) and body.get("kind") != "Status":
         body = table.to_table(r, body, request)
     return json_response(body, status=status, request=request, headers=headers)
+
+
+def partial_target(request: Request, r):
+    """The metadata-only form (PartialObjectMetadata[List]) the Accept header negotiates, or None."""
+    from kubelite.server.handlers.negotiate import TABLE, target
+
+    chosen = target(request, r)
+    return chosen if chosen is not None and chosen.kind != TABLE else None
 
 
 _VERBS = {

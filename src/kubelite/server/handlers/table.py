@@ -6,26 +6,18 @@ from __future__ import annotations
 
 from kubelite.server import errors
 from kubelite.server.handlers.http import Request
+from kubelite.server.handlers.negotiate import TABLE, target
 
 
 def wants_table(request: Request) -> bool:
-    accept = request.header("accept") or ""
-    for part in accept.split(","):
-        params = [p.strip() for p in part.split(";")]
-        if "as=Table" in params:
-            if "application/vnd.kubernetes.protobuf" in params[0]:
-                continue
-            return True
-    return False
+    """Whether the Accept header's negotiated form is a Table (kubelite.server.handlers.negotiate)."""
+    chosen = target(request)
+    return chosen is not None and chosen.kind == TABLE
 
 
 def table_version(request: Request) -> str:
-    accept = request.header("accept") or ""
-    for part in accept.split(","):
-        params = [p.strip() for p in part.split(";")]
-        if "as=Table" in params and not params[0].endswith("protobuf"):
-            return "v1beta1" if "v=v1beta1" in params else "v1"
-    return "v1"
+    chosen = target(request)
+    return chosen.version if chosen is not None and chosen.kind == TABLE else "v1"
 
 
 def to_table(r, body: dict, request: Request, with_columns: bool = True) -> dict:

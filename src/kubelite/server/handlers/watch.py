@@ -36,6 +36,9 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
     rv = q.get("resourceVersion")
     opts = ListOptions(label_selector=label, field_selector=field)
     as_table = table.wants_table(request)
+    from kubelite.server.handlers.resources import partial_target
+
+    metadata = partial_target(request, r)
 
     initial: list[dict] = []
     if rv in (None, "", "0") or send_initial:
@@ -69,14 +72,22 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
             # Only the first Table of a stream carries the column definitions.
             obj = table.to_table(r, obj, request, with_columns=not columns_sent)
             columns_sent = True
+        elif metadata is not None and kind != "ERROR":
+            from kubelite.server.handlers import partialmeta
+
+            obj = partialmeta.watch_object(obj, r, metadata)
         return encode_json({"type": kind, "object": obj})
 
     def bookmark(revision: int, initial_end: bool = False) -> bytes:
         meta: dict = {"resourceVersion": str(revision)}
         if initial_end:
             meta["annotations"] = {"k8s.io/initial-events-end": "true"}
-        return encode_json({"type": "BOOKMARK", "object": {"kind": r.kind, "apiVersion": r.api_version,
-                                                           "metadata": meta}})
+        obj = {"kind": r.kind, "apiVersion": r.api_version, "metadata": meta}
+        if metadata is not None:
+            from kubelite.server.handlers import partialmeta
+
+            obj = partialmeta.watch_object(obj, r, metadata)
+        return encode_json({"type": "BOOKMARK", "object": obj})
 
     async def events():
         buffer = _Buffer(watcher, WATCH_BUFFER)

@@ -1,0 +1,103 @@
+"""Which form of an answer the Accept header asks for: the object itself, a Table, or only its
+metadata (PartialObjectMetadata / PartialObjectMetadataList), as kube-apiserver negotiates it.
+
+kube-apiserver (endpoints/handlers/negotiation) orders the Accept clauses as goautoneg does (by
+q, then concrete types before wildcards, otherwise as written) and takes the first clause that a
+media type it serves (JSON, YAML, protobuf) accepts together with the clause's parameters:
+`as`/`g`/`v` name a conversion, which the endpoint allows only for Table (JSON or YAML) and
+PartialObjectMetadata(List) (any media type) of meta.k8s.io v1 or v1beta1; a `stream` other than
+`watch` or a server version `sv` refuses the clause. Custom resources serve no protobuf of their
+own (only as a conversion).
+
+kubelite encodes no protobuf answers: a protobuf clause asking for metadata is passed over for
+the next clause (client-go's metadata client always offers JSON after it).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+META_GROUP = "meta.k8s.io"
+META_VERSIONS = ("v1", "v1beta1")
+TABLE = "Table"
+PARTIAL = "PartialObjectMetadata"
+PARTIAL_LIST = "PartialObjectMetadataList"
+_SERVED = (("application", "json"), ("application", "yaml"), ("application", "vnd.kubernetes.protobuf"))
+_PROTOBUF = ("application", "vnd.kubernetes.protobuf")
+
+
+class Target(NamedTuple):
+    kind: str  # Table, PartialObjectMetadata or PartialObjectMetadataList
+    version: str  # v1 or v1beta1
+
+
+class _Clause(NamedTuple):
+    type: str
+    subtype: str
+    q: float
+    params: dict
+
+
+def target(request, r=None) -> Target | None:
+    """The conversion the first acceptable Accept clause names, or None for the object itself."""
+    header = request.header("accept") or ""
+    if not header:
+        return None
+    crd = bool(getattr(r, "crd", None))
+    for clause in _clauses(header):
+        for media in _SERVED:
+            if clause.type not in (media[0], "*") or clause.subtype not in (media[1], "*"):
+                continue
+            if clause.type == "*" and clause.subtype != "*":
+                continue
+            accepted, convert = _accepts(clause.params, media, crd)
+            if accepted:
+                return convert
+    return None
+
+
+def _accepts(params: dict, media: tuple[str, str], crd: bool) -> tuple[bool, Target | None]:
+    """Whether the endpoint takes a clause's parameters for `media`, and the conversion named."""
+    if params.get("stream") and params["stream"] != "watch":
+        return False, None
+    if params.get("sv"):
+        return False, None
+    if not any(k in params for k in ("as", "g", "v")):
+        return not (crd and media == _PROTOBUF), None
+    kind, group, version = params.get("as", ""), params.get("g", ""), params.get("v", "")
+    if group != META_GROUP or version not in META_VERSIONS:
+        return False, None
+    if kind == TABLE:
+        return media != _PROTOBUF, Target(kind, version)
+    if kind in (PARTIAL, PARTIAL_LIST):
+        return media != _PROTOBUF, Target(kind, version)  # kubelite encodes no protobuf
+    return False, None
+
+
+def _clauses(header: str) -> list[_Clause]:
+    """goautoneg.ParseAccept: clauses by q (highest first), concrete before wildcard types."""
+    out = []
+    for part in header.split(","):
+        pieces = part.strip().split(";")
+        media = pieces[0].split("/")
+        kind = media[0].strip()
+        if len(media) == 1 and kind == "*":
+            subtype = "*"
+        elif len(media) == 2:
+            subtype = media[1].strip()
+        else:
+            continue
+        q, params = 1.0, {}
+        for piece in pieces[1:]:
+            if "=" not in piece:
+                continue
+            name, value = piece.split("=", 1)
+            name = name.strip()
+            if name == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+            else:
+                params[name] = value.strip()
+        out.append(_Clause(kind, subtype, q, params))
+    return sorted(out, key=lambda c: (-c.q, c.type == "*", c.subtype == "*"))
