@@ -134,7 +134,8 @@ def post(target: Target, ca_bundle: str | None, body: dict, timeout: int) -> obj
     query = f"timeout={go_duration(timeout)}"
     shown = f"{target.url}{'&' if '?' in target.url else '?'}{query}"
     connect = f"{target.connect}{'&' if '?' in target.connect else '?'}{query}"
-    headers = {"Content-Type": "application/json", "Accept": "application/json, */*"}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, */*",
+               "User-Agent": "kube-apiserver-admission"}
     extensions = {}
     if target.server_name:
         parts = urlsplit(target.url)
