@@ -14,6 +14,7 @@ the next clause (client-go's metadata client always offers JSON after it).
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 META_GROUP = "meta.k8s.io"
@@ -42,7 +43,11 @@ def target(request, r=None) -> Target | None:
     header = request.header("accept") or ""
     if not header:
         return None
-    crd = bool(getattr(r, "crd", None))
+    return _negotiated(header, bool(getattr(r, "crd", None)))
+
+
+@functools.lru_cache(maxsize=256)  # clients send a handful of distinct headers, on every request
+def _negotiated(header: str, crd: bool) -> Target | None:
     for clause in _clauses(header):
         for media in _SERVED:
             if clause.type not in (media[0], "*") or clause.subtype not in (media[1], "*"):
