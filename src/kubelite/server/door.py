@@ -1,6 +1,8 @@
 """The in-process door to the ASGI app, without any HTTP library: one request in, the status,
-headers and body chunks out. The app runs on a private event-loop thread, so a caller can block
-on a watch stream chunk by chunk.
+headers and body chunks out. A streaming request (a watch, a followed log) runs on a private
+event-loop thread, so a caller can block on it chunk by chunk; any other request runs to its end
+on an event loop of the calling thread, sparing the hand-over between threads (which cost a test
+suite's short requests more than their work did: bench/api.py).
 
 Two clients stand on it: server.inprocess (an httpx transport, for tests and the Python API)
 and the embedded CLI's client.http1.AppClient (which spares a short command httpx's import).
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
 _DONE = object()
 
@@ -25,15 +27,64 @@ class AppDoor:
         # A door that does not own the app (a Cluster's, which has several clients) leaves the
         # app's watches running when it closes; the owner shuts the app down.
         self._owns_app = owns_app
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="kubelite-inprocess", daemon=True)
-        self._thread.start()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the streams' loop, started when first needed
+        self._thread: threading.Thread | None = None
+        self._here = threading.local()  # each calling thread's own loop
+        self._here_loops: list[asyncio.AbstractEventLoop] = []
+        self._lock = threading.Lock()
         self.closed = False
 
     def call(self, scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], "BodyChunks"]:
         """Run the app on one request; its status and raw headers, and the body as it comes."""
         if self.closed:
             raise DoorError("in-process transport is closed")
+        if not streams(scope) and asyncio._get_running_loop() is None:
+            return self._call_here(scope, body)
+        return self._call_on_loop_thread(scope, body)
+
+    def _call_here(self, scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], "Complete"]:
+        """The whole request on the calling thread's own loop: the body is complete on return."""
+        sent: list[dict] = []
+        pending: bytes | None = body
+
+        async def receive():
+            nonlocal pending
+            if pending is not None:
+                chunk, pending = pending, None
+                return {"type": "http.request", "body": chunk, "more_body": False}
+            return {"type": "http.disconnect"}  # nothing streams: the app never waits for more
+
+        async def send(message):
+            sent.append(message)
+
+        try:
+            self._here_loop().run_until_complete(self.app(scope, receive, send))
+        except Exception as exc:
+            raise DoorError(f"in-process request failed: {exc}") from exc
+        if not sent:
+            raise DoorError("in-process app returned no response")
+        start = sent[0]
+        return start["status"], list(start.get("headers", [])), Complete(b"".join(m.get("body", b"") for m in sent[1:]))
+
+    def _here_loop(self) -> asyncio.AbstractEventLoop:
+        loop = getattr(self._here, "loop", None)
+        if loop is None:
+            loop = self._here.loop = asyncio.new_event_loop()
+            with self._lock:
+                self._here_loops.append(loop)
+        return loop
+
+    def _streams_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(target=self._loop.run_forever, name="kubelite-inprocess",
+                                                daemon=True)
+                self._thread.start()
+            return self._loop
+
+    def _call_on_loop_thread(self, scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], "BodyChunks"]:
+        loop = self._streams_loop()
         messages: queue.Queue = queue.Queue()
         disconnected = asyncio.Event()
         app = self.app
@@ -58,13 +109,13 @@ class AppDoor:
             finally:
                 messages.put(_DONE)
 
-        asyncio.run_coroutine_threadsafe(run(), self._loop)
+        asyncio.run_coroutine_threadsafe(run(), loop)
         start = messages.get()
         if isinstance(start, BaseException):
             raise DoorError(f"in-process request failed: {start}") from start
         if start is _DONE:
             raise DoorError("in-process app returned no response")
-        chunks = BodyChunks(messages, lambda: self._loop.call_soon_threadsafe(disconnected.set))
+        chunks = BodyChunks(messages, lambda: loop.call_soon_threadsafe(disconnected.set))
         return start["status"], list(start.get("headers", [])), chunks
 
     def close(self, shutdown_app: bool | None = None) -> None:
@@ -76,10 +127,18 @@ class AppDoor:
         if shutdown_app is None:
             shutdown_app = self._owns_app
         shutdown = getattr(self.app, "shutdown", None) if shutdown_app else None
-        if shutdown is not None:
-            self._loop.call_soon_threadsafe(shutdown)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=5)
+        with self._lock:
+            loop, thread, here = self._loop, self._thread, list(self._here_loops)
+        if loop is not None:
+            if shutdown is not None:
+                loop.call_soon_threadsafe(shutdown)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout=5)
+        elif shutdown is not None:
+            shutdown()  # no stream was ever opened: nothing waits on the app's loop
+        for each in here:
+            if not each.is_running():  # a loop still answering a request is left to its thread
+                each.close()
 
 
 class BodyChunks:
@@ -108,6 +167,29 @@ class BodyChunks:
 
     def close(self) -> None:
         self._on_close()
+
+
+class Complete:
+    """A body answered in full (a request that does not stream): the same use as BodyChunks."""
+
+    def __init__(self, body: bytes):
+        self._body = body
+
+    def __iter__(self):
+        if self._body:
+            yield self._body
+
+    def close(self) -> None:
+        pass
+
+
+def streams(scope: dict) -> bool:
+    """A watch or a followed log: its response goes on while the caller reads it."""
+    if "/watch/" in scope.get("path", ""):
+        return True
+    query = scope.get("query_string", b"").decode("latin-1")
+    return any(key in ("watch", "follow") and value.lower() in ("1", "t", "true", "y", "yes")
+               for key, value in parse_qsl(query))
 
 
 def http_scope(method: str, scheme: str, host: str, port: int, raw_path: bytes, query: bytes,
