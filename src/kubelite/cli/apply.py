@@ -30,6 +30,7 @@ EXAMPLES = """\
 
 def build_parser() -> common.Parser:
     p = common.parser("apply", "Apply a configuration to a resource by file name or stdin.", EXAMPLES)
+    p.add_argument("args", nargs="*", help=common.argparse.SUPPRESS)  # refused as kubectl does
     common.add_connection_flags(p)
     common.add_namespace_flags(p, all_namespaces=False)
     common.add_filename_flags(p, "to apply")
@@ -62,17 +63,9 @@ def build_parser() -> common.Parser:
     return installed(p, "apply")
 
 
-# flags that take a value and may come before the subcommand (`--kubeconfig F view-last-applied`)
-_VALUE_FLAGS = frozenset({"--kubeconfig", "--context", "--cluster", "--user", "-n", "--namespace", "-s", "--server",
-                          "--token", "--request-timeout", "--cache-dir", "-v", "--v"})
-
-
 def run(argv: list[str]) -> int:
-    i = 0
-    while i < len(argv) and argv[i].startswith("-"):
-        i += 2 if argv[i] in _VALUE_FLAGS else 1
-    if i < len(argv) and argv[i] in SUBCOMMANDS:
-        return run_last_applied(argv[i], argv[:i] + argv[i + 1:])
+    if argv and argv[0] in SUBCOMMANDS:  # the command line puts the subcommand found first
+        return run_last_applied(argv[0], argv[1:])
     return common.run(build_parser(), argv, _apply)
 
 
@@ -148,6 +141,9 @@ def _apply(args) -> int:
     from kubelite.apply.run import ApplyRun, PruneOptions
 
     args._verb = "apply"
+    if args.args:
+        raise common.UsageError(f"error: Unexpected args: [{' '.join(args.args)}]\n"
+                                "See 'kubelite apply -h' for help and examples")
     dry_run = common.dry_run_mode(args)
     if not args.filename and not args.kustomize:  # kubectl checks this before the flag combinations
         raise common.CommandError("error: must specify one of -f and -k")

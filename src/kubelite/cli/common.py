@@ -279,11 +279,13 @@ def dry_run_mode(args) -> str:
     raise CommandError(f'error: Invalid dry-run value ({value}). Must be "none", "server", or "client".')
 
 
-def _split_short_equals(argv: list[str]) -> list[str]:
-    """`-o=yaml`, `-n=x`, `-v=6` (pflag accepts them) -> `-o`, `yaml`."""
+def _split_short_equals(argv: list[str], known=None) -> list[str]:
+    """`-o=yaml`, `-n=x`, `-v=6` (pflag accepts them) -> `-o`, `yaml`; flags not in `known` stay whole,
+    so that an error names them as written (`unknown shorthand flag: 'o' in -o=yaml`)."""
     out = []
     for token in argv:
-        if len(token) > 3 and token[0] == "-" and token[1] != "-" and token[2] == "=":
+        if len(token) > 3 and token[0] == "-" and token[1] != "-" and token[2] == "=" and \
+                (known is None or token[:2] in known):
             out.extend([token[:2], token[3:]])
         else:
             out.append(token)
@@ -311,6 +313,23 @@ def _bool_flag_values(p: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     return out
 
 
+def _optional_values(p: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """`--flag` of a flag with an optional value (pflag's NoOptDefVal, e.g. --dry-run) never takes the
+    next word as its value, as argparse would: it becomes `--flag=<its value when bare>`."""
+    bare = {}
+    for action in p._actions:
+        if action.nargs == "?" and action.option_strings and isinstance(action.const, (str, bool)):
+            text = action.const if isinstance(action.const, str) else str(action.const).lower()
+            bare.update({name: text for name in action.option_strings if name.startswith("--")})
+    out = []
+    for i, token in enumerate(argv):
+        if token == "--":
+            return out + argv[i:]
+        following = argv[i + 1] if i + 1 < len(argv) else "-"
+        out.append(f"{token}={bare[token]}" if token in bare and not following.startswith("-") else token)
+    return out
+
+
 def _store_true_flags(p: argparse.ArgumentParser) -> set[str]:
     names: set[str] = set()
     for action in p._actions:
@@ -325,7 +344,8 @@ def _store_true_flags(p: argparse.ArgumentParser) -> set[str]:
 def run(p: Parser, argv: list[str], body: Callable[[argparse.Namespace], int]) -> int:
     """Parse and run a command; every failure becomes kubectl's message and exit 1."""
     try:
-        args = p.parse_intermixed_args(_bool_flag_values(p, _split_short_equals(argv)))
+        argv = _split_short_equals(argv, p._option_string_actions)
+        args = p.parse_intermixed_args(_optional_values(p, _bool_flag_values(p, argv)))
     except UsageError as err:
         _write_err(str(err))
         return 1

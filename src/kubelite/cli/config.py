@@ -29,6 +29,8 @@ _REDACTED = {"certificate-authority-data": "DATA+OMITTED", "client-certificate-d
 
 
 def build_parser() -> common.Parser:
+    from kubelite.cli import command_line
+
     p = common.parser("config", "Modify kubeconfig files.", EXAMPLES)
     p.add_argument("--kubeconfig", help="use this kubeconfig file")
     sub = p.add_subparsers(dest="action", metavar="SUBCOMMAND", parser_class=common.Parser)
@@ -49,6 +51,7 @@ def build_parser() -> common.Parser:
     for each in sub.choices.values():
         if not any("--kubeconfig" in a.option_strings for a in each._actions):
             each.add_argument("--kubeconfig", dest="sub_kubeconfig", help="use this kubeconfig file")
+        command_line.add_hidden_global_flags(each)  # kubectl's global flags are accepted after any command
     from kubelite.cli.help import install_tree
 
     return install_tree(p, "config")

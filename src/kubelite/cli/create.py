@@ -57,8 +57,9 @@ def run(argv: list[str]) -> int:
 def _create(args) -> int:
     args._verb = "create"
     if args.args:
-        raise common.CommandError(f'error: unknown command "{args.args[0]}" for "kubelite create" '
-                                  "(only create -f is available)")
+        # no generator has this name (the command line found none): kubectl's argument check
+        raise common.UsageError(f"error: Unexpected args: [{' '.join(args.args)}]\n"
+                                "See 'kubelite create -h' for help and examples")
     if not args.filename and not args.kustomize:
         raise common.CommandError("error: must specify one of -f and -k")
     if args.raw:

@@ -385,6 +385,9 @@ def _merge_other_commands() -> None:
     from kubelite.cli.auth_help import HELP as auth
 
     HELP.update(auth)
+    from kubelite.cli.plugin_help import HELP as plugin
+
+    HELP.update(plugin)
 
 
 _merge_other_commands()

@@ -565,6 +565,7 @@ TOP_GROUPS = (
         ("api-resources", "List the resource types the server offers"),
         ("api-versions", "List the API versions the server offers, as group/version"),
         ("config", "Read and change kubeconfig files"),
+        ("plugin", "List and run plugins: executables on PATH that add commands"),
         ("version", "Print kubelite's version and the server's"))),
     ("API Server Commands (kubelite)", (
         ("serve", "Run the built-in Kubernetes API server"),)),

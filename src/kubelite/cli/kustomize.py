@@ -40,7 +40,9 @@ def _warn(line: str) -> None:
 
 
 def run(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="kubelite kustomize")
+    from kubelite.cli import common
+
+    parser = common.Parser(prog="kubelite kustomize")  # flag errors worded and placed as kubectl's
     parser.add_argument("dir", nargs="?", default=".")
     parser.add_argument("--load-restrictor", default="LoadRestrictionsRootOnly",
                         choices=["LoadRestrictionsRootOnly", "LoadRestrictionsNone"])
@@ -61,8 +63,10 @@ def run(argv: list[str]) -> int:
         parser.add_argument(*flags, help=argparse.SUPPRESS)
     from kubelite.cli.help import installed
 
-    args = installed(parser, "kustomize").parse_args(argv)
+    return common.run(installed(parser, "kustomize"), argv, _build)
 
+
+def _build(args) -> int:
     from kubelite.kustomize import KustomizeError, build, render
 
     try:

@@ -48,55 +48,74 @@ COMMANDS: dict[str, str] = {
     "debug": "kubelite.cli.debug",
     "events": "kubelite.cli.events",
     "wait": "kubelite.cli.wait",
+    "plugin": "kubelite.cli.plugins",
 }
 
 
-# Global flags kubectl accepts before the command name (`kubectl --kubeconfig F get ns`) that
-# take a value; they are moved behind the command's own words (before any `--`), where each
-# command parses them: right after the name they would split `create deployment NAME` or
-# `set image ...` from their subcommand words.
-_GLOBAL_VALUE_FLAGS = frozenset({"--kubeconfig", "--context", "--cluster", "--user", "-n", "--namespace", "-s",
-                                 "--server", "--token", "--request-timeout", "--cache-dir", "-v", "--v"})
-
-
-def _command_first(argv: list[str]) -> list[str]:
-    i = 0
-    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-h", "--help"):
-        i += 2 if argv[i] in _GLOBAL_VALUE_FLAGS else 1
-    if 0 < i < len(argv):
-        rest = argv[i + 1:]
-        cut = rest.index("--") if "--" in rest else len(rest)
-        return [argv[i]] + rest[:cut] + argv[:i] + rest[cut:]
-    return argv
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = _command_first(list(sys.argv[1:] if argv is None else argv))
-    if not argv or argv[0] in ("-h", "--help") or argv == ["help"]:
-        _print_usage()
-        return 0
-    if argv[0] == "help":  # `kubelite help get` is `kubelite get -h`, as with kubectl
-        argv = [*argv[1:], "-h"]
-    if argv[0] == "options":
+    from kubelite.cli import command_line
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    path, rest = command_line.find(argv)  # as cobra finds it: flags may stand anywhere
+    if not path:
+        return _root(argv, rest)
+    if path[0] == "help":  # `kubelite help get` is `kubelite get -h`, as with kubectl
+        return _help(rest)
+    if path[0] == "options":
         from kubelite.cli.help import render_options
 
         sys.stdout.write(render_options())
         return 0
-    name = argv[0]
-    module_name = COMMANDS.get(name)
-    if module_name is None:
-        print(f'error: unknown command "{name}" for "kubelite"', file=sys.stderr)
-        return 1
+    if command_line.has_children(path) and (path not in command_line.OWN_RUNS):
+        return command_line.run_group(path, rest)
+    if path == ("create",) and rest and not rest[0].startswith("-"):  # `create foo`: maybe kubectl-create-foo
+        from kubelite.cli import plugins
+
+        code = plugins.run_if_found(argv, len(argv) - len(rest) + 1)
+        if code is not None:
+            return code
     import importlib
 
-    module = importlib.import_module(module_name)
+    module = importlib.import_module(COMMANDS[path[0]])
     from kubelite.godepth import allow_go_depth
 
     allow_go_depth()  # documents as deep as kubectl reads them (10,000 levels)
     try:
-        return int(module.run(argv[1:]) or 0)
+        return int(module.run([*path[1:], *rest]) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def _root(argv: list[str], rest: list[str]) -> int:
+    """No command found: an unknown word is a plugin's name or an error; else the root's flags and help."""
+    from kubelite.cli import command_line
+
+    word = command_line.unknown_root_word(rest)
+    if word is None:
+        return command_line.run_root(rest, _print_usage)
+    from kubelite.cli import plugins
+
+    code = plugins.run_if_found(argv, 1)
+    if code is not None:
+        return code
+    sys.stderr.write(command_line.unknown_command_message(word))
+    return 1
+
+
+def _help(args: list[str]) -> int:
+    """cobra's help command: the help of the command the words name, or the root's usage."""
+    from kubelite.cli import command_line
+
+    path, rest = command_line.find(args)
+    if not path and command_line.unknown_root_word(rest) is not None:
+        words = command_line.strip_flags(args, command_line.ROOT_SWITCHES)
+        sys.stdout.flush()
+        sys.stderr.write("Unknown help topic [" + " ".join(f"`{w}`" for w in words) + "]\n")
+        from kubelite.cli.help import render_top
+
+        sys.stderr.write(render_top())
+        return 0
+    return main([*path, "-h"]) if path else main(["-h"])
 
 
 def _print_usage() -> None:
