@@ -28,6 +28,9 @@ def answer(path: str, review: dict):
     route = path.split("?")[0]
     if route == "/deny":
         return deny(review, f"{name} is not welcome") if name.startswith("bad") else allow(review)
+    if route == "/deny-old":
+        old_name = (request.get("oldObject") or {}).get("metadata", {}).get("name", "")
+        return deny(review, f"{old_name} stays") if old_name.startswith("bad") else allow(review)
     if route == "/deny-plain":
         return allow(review, allowed=False)
     if route == "/label":
@@ -386,3 +389,29 @@ def test_stored_configurations_carry_the_api_defaults(api, webhook, certs):
     assert list(stored) == ["name", "clientConfig", "rules", "failurePolicy", "matchPolicy", "namespaceSelector",
                             "objectSelector", "sideEffects", "timeoutSeconds", "admissionReviewVersions",
                             "reinvocationPolicy"]  # Go's field order
+
+
+def test_delete_reaches_validating_webhooks_with_the_old_object(api, webhook, certs):
+    assert api.post(CONFIGMAPS, json=configmap("bad-keep")).status_code == 201
+    with validating(api, hook("keep.example.com", webhook.url + "/deny-old", certs["ca_bundle"],
+                              operations=("DELETE",))):
+        refused = api.delete(f"{CONFIGMAPS}/bad-keep")
+        assert refused.status_code == 403
+        assert refused.json()["message"] == 'admission webhook "keep.example.com" denied the request: bad-keep stays'
+        assert api.get(f"{CONFIGMAPS}/bad-keep").status_code == 200
+        request = webhook.reviews("/deny-old")[-1]["request"]
+        assert request["operation"] == "DELETE" and request["object"] is None
+        assert request["oldObject"]["metadata"]["name"] == "bad-keep"
+        assert request["options"] == {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+    assert api.delete(f"{CONFIGMAPS}/bad-keep").status_code == 200
+
+
+def test_a_mutating_webhook_may_not_patch_a_delete(api, webhook, certs):
+    assert api.post(CONFIGMAPS, json=configmap("undeletable")).status_code == 201
+    with mutating(api, hook("label.example.com", webhook.url + "/label", certs["ca_bundle"],
+                            operations=("DELETE",))):
+        refused = api.delete(f"{CONFIGMAPS}/undeletable")
+    assert refused.status_code == 500
+    assert refused.json()["message"] == ('Internal error occurred: admission webhook "label.example.com" attempted '
+                                         "to modify the object, which is not supported for this operation")
+    assert webhook.reviews("/label")[-1]["request"]["oldObject"] is None

@@ -67,6 +67,7 @@ class DeleteOptions:
     grace_period_seconds: int | None = None
     precondition_uid: str | None = None
     precondition_resource_version: str | None = None
+    user: Any = None  # who deletes (auth.user.UserInfo), as admission webhooks are told; None: the server
 
 
 @dataclass
@@ -555,6 +556,7 @@ class APIServer:
                                   f"the ResourceVersion in the precondition ({opts.precondition_resource_version})"
                                   f" does not match the ResourceVersion in record ({meta['resourceVersion']}). "
                                   "The object might have been modified")
+        self.webhooks.deleting(r, obj, opts)
         finalizers = _deletion_finalizers(meta.get("finalizers") or [], opts.propagation_policy)
         if r.group == "" and r.resource == "namespaces" and (finalizers or _spec_finalizers(obj)):
             return self._terminate_namespace(r, key, kv, obj, finalizers, opts)

@@ -280,6 +280,7 @@ def _delete_options(request: Request) -> DeleteOptions:
         grace_period_seconds=grace,
         precondition_uid=preconditions.get("uid"),
         precondition_resource_version=preconditions.get("resourceVersion"),
+        user=request.user,
     )
 
 

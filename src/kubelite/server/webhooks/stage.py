@@ -17,6 +17,7 @@ _INTERNAL_USERS = {
     "kube-controller-manager": users.authenticated("system:kube-controller-manager"),
     "kube-scheduler": users.authenticated("system:kube-scheduler"),
 }
+_OPTIONS_KINDS = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
 _SYSTEM_FIELDS = ("uid", "creationTimestamp", "generation")
 _APISERVER = users.authenticated("system:apiserver", (users.MASTERS,))
 
@@ -47,21 +48,34 @@ class WebhookStage:
         attr = self._attributes(r, obj, old, opts, subresource)
         return [] if attr is None else self.admission.validate(attr)
 
-    def _attributes(self, r, obj: dict, old: dict | None, opts, subresource: str) -> Attributes | None:
+    def deleting(self, r, obj: dict, opts) -> None:
+        """DELETE: mutating webhooks are told of the request alone (no object: they may not
+        patch), validating ones see the object being deleted as oldObject, as kube-apiserver's."""
+        attr = self._attributes(r, obj, obj, opts, "", operation="DELETE")
+        if attr is None:
+            return
+        attr.obj = attr.old = None
+        self.admission.mutate(attr)
+        attr.old = obj
+        self.admission.validate(attr)
+
+    def _attributes(self, r, obj: dict, old: dict | None, opts, subresource: str,
+                    operation: str = "") -> Attributes | None:
         user = getattr(opts, "user", None)
         if subresource == "scale" or (user is None and opts.dry_run):
             # scale writes are presented to webhooks as autoscaling/v1 Scale objects: not done;
             # a dry run without a user is the server's own look-ahead (RBAC escalation checks).
             return None
+        operation = operation or ("CREATE" if old is None else "UPDATE")
         meta = obj.get("metadata") or {}
         attr = Attributes(
-            operation="CREATE" if old is None else "UPDATE",
+            operation=operation,
             group=r.group, version=r.version, resource=r.resource, kind=r.kind,
             namespace=str(meta.get("namespace") or "") if r.namespaced else "",
             name=str(meta.get("name") or ""), obj=obj, old=old,
-            user=user if user is not None else _INTERNAL_USERS.get(opts.field_manager, _APISERVER),
+            user=user if user is not None else _INTERNAL_USERS.get(getattr(opts, "field_manager", ""), _APISERVER),
             subresource=subresource, dry_run=bool(opts.dry_run),
-            options=_options("CreateOptions" if old is None else "UpdateOptions", opts),
+            options=_options(_OPTIONS_KINDS[operation], opts),
         )
         if r.group == "" and r.resource == "namespaces":
             attr.namespace = attr.name  # kube-apiserver's attributes name the namespace itself
@@ -90,6 +104,10 @@ def _options(kind: str, opts) -> dict:
     out = {"kind": kind, "apiVersion": "meta.k8s.io/v1"}
     if opts.dry_run:
         out["dryRun"] = ["All"]
-    if opts.field_manager:
+    if getattr(opts, "field_manager", ""):
         out["fieldManager"] = opts.field_manager
+    if getattr(opts, "propagation_policy", None):
+        out["propagationPolicy"] = opts.propagation_policy
+    if getattr(opts, "grace_period_seconds", None) is not None:
+        out["gracePeriodSeconds"] = opts.grace_period_seconds
     return out
