@@ -27,6 +27,10 @@ def _usage(raw: dict | None) -> dict[str, Fraction]:
     return {k: _amount(v) for k, v in (raw or {}).items()}
 
 
+def _container_usage(container: dict) -> dict[str, Fraction]:
+    return {**{r: Fraction(0) for r in MEASURED}, **_usage(container.get("usage"))}
+
+
 def _pod_usage(item: dict) -> dict[str, Fraction]:
     total = {r: Fraction(0) for r in MEASURED}
     for container in item.get("containers") or []:
@@ -117,14 +121,13 @@ def pod_lines(items: list[dict], containers: bool, with_namespace: bool, no_head
         meta = item["metadata"]
         lead = meta.get("namespace", "") + "\t" if with_namespace else ""
         if containers:
-            listed = item.get("containers") or []
+            listed = [(c.get("name", ""), _container_usage(c)) for c in item.get("containers") or []]
             if sort_by:
-                listed = sorted(listed, key=lambda c: _sort_key(sort_by, {**{r: Fraction(0) for r in MEASURED},
-                                                                         **_usage(c.get("usage"))}))
+                listed.sort(key=lambda pair: _sort_key(sort_by, pair[1]))
             else:
-                listed = sorted(listed, key=lambda c: c.get("name", ""))
-            for container in listed:
-                writer.write(lead + meta["name"] + "\t" + _line(container.get("name", ""), _usage(container.get("usage"))))
+                listed.sort(key=lambda pair: pair[0])
+            for name, usage in listed:
+                writer.write(lead + meta["name"] + "\t" + _line(name, usage))
         else:
             writer.write(lead + _line(meta["name"], _pod_usage(item)))
     if with_sum:

@@ -16,6 +16,7 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.endpoints import EndpointsController
     from kubelite.server.controllers.endpointslice import EndpointSliceController, EndpointSliceMirroringController
     from kubelite.server.controllers.garbagecollector import GarbageCollector
+    from kubelite.server.controllers.hpa import HorizontalPodAutoscalerController
     from kubelite.server.controllers.job import JobController
     from kubelite.server.controllers.kubelet import SimulatedKubelet
     from kubelite.server.controllers.namespace import NamespaceController, SystemNamespaces
@@ -32,7 +33,8 @@ def default_controllers() -> list[type]:
             ServiceAccountController, DeploymentController, ReplicaSetController, ReplicationControllerController,
             SimulatedNodes, NodeLifecycle, TaintEviction, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
             EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController,
-            SystemNamespaces, DisruptionController, ClusterRoleAggregation, ServiceAccountTokens]
+            SystemNamespaces, DisruptionController, ClusterRoleAggregation, ServiceAccountTokens,
+            HorizontalPodAutoscalerController]
 
 
 # The API server's own followers: they are not kube-controller-manager controllers and run
