@@ -2,7 +2,7 @@
 
 kube-apiserver's plugins read the configurations from an informer: sorted by name, each
 webhook with the API's defaults. Here the store is read again only when its revision moved
-(one range per kind), and an unchanged object is not decoded twice.
+(one range over the group), and the hooks rebuilt only when a configuration changed.
 """
 from __future__ import annotations
 
@@ -51,40 +51,43 @@ def defaulted(webhook: dict, mutating: bool) -> dict:
 
 
 class Configurations:
-    """The hooks of the store's configurations, cached per store revision."""
+    """The hooks of the store's configurations: one range over the group when the store's
+    revision moved, and the hooks rebuilt only when a configuration changed."""
 
     def __init__(self, store):
         self.store = store
         self._lock = threading.Lock()
         self._revision = -1
-        self._decoded: dict[str, tuple[int, dict]] = {}
+        self._versions: tuple[tuple[str, int], ...] = ()
         self._hooks: dict[str, tuple[Hook, ...]] = {MUTATING: (), VALIDATING: ()}
 
     def hooks(self, resource: str) -> tuple[Hook, ...]:
         revision = self.store.current_revision()
         with self._lock:
             if revision != self._revision:
-                self._hooks = {kind: self._load(kind) for kind in (MUTATING, VALIDATING)}
+                self._refresh()
                 self._revision = revision
             return self._hooks[resource]
 
-    def _load(self, resource: str) -> tuple[Hook, ...]:
-        mutating = resource == MUTATING
-        configurations = []
-        seen = {}
-        for kv in self.store.range(f"{_PREFIX}{resource}/").kvs:
-            cached = self._decoded.get(kv.key)
-            obj = cached[1] if cached is not None and cached[0] == kv.mod_revision else json.loads(kv.value)
-            seen[kv.key] = (kv.mod_revision, obj)
-            configurations.append(obj)
-        for key in [k for k in self._decoded if k.startswith(f"{_PREFIX}{resource}/")]:
-            self._decoded.pop(key)
-        self._decoded.update(seen)
-        configurations.sort(key=lambda c: str((c.get("metadata") or {}).get("name") or ""))
-        hooks = []
-        for obj in configurations:
-            name = str((obj.get("metadata") or {}).get("name") or "")
-            for index, webhook in enumerate(obj.get("webhooks") or ()):
-                if isinstance(webhook, dict):
-                    hooks.append(Hook(name, index, defaulted(webhook, mutating), mutating))
-        return tuple(hooks)
+    def _refresh(self) -> None:
+        kvs = [kv for kv in self.store.range(_PREFIX).kvs
+               if kv.key.startswith((f"{_PREFIX}{MUTATING}/", f"{_PREFIX}{VALIDATING}/"))]
+        versions = tuple((kv.key, kv.mod_revision) for kv in kvs)
+        if versions == self._versions:
+            return
+        configurations: dict[str, list[dict]] = {MUTATING: [], VALIDATING: []}
+        for kv in kvs:
+            configurations[kv.key[len(_PREFIX):].split("/", 1)[0]].append(json.loads(kv.value))
+        self._hooks = {resource: _hooks_of(objs, resource == MUTATING) for resource, objs in configurations.items()}
+        self._versions = versions
+
+
+def _hooks_of(configurations: list[dict], mutating: bool) -> tuple[Hook, ...]:
+    """Configurations in name order, each one's webhooks in theirs (kube-apiserver's order)."""
+    hooks = []
+    for obj in sorted(configurations, key=lambda c: str((c.get("metadata") or {}).get("name") or "")):
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        for index, webhook in enumerate(obj.get("webhooks") or ()):
+            if isinstance(webhook, dict):
+                hooks.append(Hook(name, index, defaulted(webhook, mutating), mutating))
+    return tuple(hooks)
