@@ -151,38 +151,39 @@ def longest_period(rules: dict) -> float:
     return float(max([p.get("periodSeconds", 0) for p in rules.get("policies") or []] or [0]))
 
 
-def scale_up_limit_with_rules(current: int, ups: ScaleEvents, downs: ScaleEvents, rules: dict, now: float) -> int:
+def _policy_limit(current: int, ups: ScaleEvents, downs: ScaleEvents, rules: dict, now: float,
+                  scaling_up: bool) -> int:
+    """The furthest count the policies allow from where each policy's period started; `Max`
+    picks the biggest change, `Min` the smallest, `Disabled` none."""
     select = rules.get("selectPolicy") or "Max"
     if select == "Disabled":
         return current
-    result, pick = (_INT32_MAX, min) if select == "Min" else (_INT32_MIN, max)
+    biggest_change = select != "Min"
+    pick = max if biggest_change == scaling_up else min
+    result = None
     for policy in rules.get("policies") or []:
         period = float(policy.get("periodSeconds", 0))
         start = current - ups.changed_within(period, now) + downs.changed_within(period, now)
         value = int(policy.get("value", 0))
         if policy.get("type") == "Pods":
-            proposed = start + value
-        else:
+            proposed = start + value if scaling_up else start - value
+        elif scaling_up:
+            # rounded up, or a small percentage would never add a pod
             proposed = math.ceil(float(start) * (1 + float(value) / 100))
-        result = pick(result, proposed)
+        else:
+            proposed = int(float(start) * (1 - float(value) / 100))
+        result = proposed if result is None else pick(result, proposed)
+    if result is None:  # no policy: Go's starting value, the int32 bound
+        return _INT32_MIN if pick is max else _INT32_MAX
     return result
+
+
+def scale_up_limit_with_rules(current: int, ups: ScaleEvents, downs: ScaleEvents, rules: dict, now: float) -> int:
+    return _policy_limit(current, ups, downs, rules, now, scaling_up=True)
 
 
 def scale_down_limit_with_rules(current: int, ups: ScaleEvents, downs: ScaleEvents, rules: dict, now: float) -> int:
-    select = rules.get("selectPolicy") or "Max"
-    if select == "Disabled":
-        return current
-    result, pick = (_INT32_MIN, max) if select == "Min" else (_INT32_MAX, min)
-    for policy in rules.get("policies") or []:
-        period = float(policy.get("periodSeconds", 0))
-        start = current - ups.changed_within(period, now) + downs.changed_within(period, now)
-        value = int(policy.get("value", 0))
-        if policy.get("type") == "Pods":
-            proposed = start - value
-        else:
-            proposed = int(float(start) * (1 - float(value) / 100))
-        result = pick(result, proposed)
-    return result
+    return _policy_limit(current, ups, downs, rules, now, scaling_up=False)
 
 
 def apply_behavior_rate(current: int, desired: int, minimum: int, maximum: int, ups: ScaleEvents,
