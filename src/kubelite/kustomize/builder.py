@@ -43,18 +43,30 @@ def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "",
         from .vars import resolve_vars
 
         resolve_vars(rm, ra.vars, ra.config.var_reference)
-    rm.resources = [r for r in rm if str(r.annotations().get(LOCAL_CONFIG, "")) != "true"]
+    rm.resources = [r for r in rm if not _local_only(r)]
     sort_options = target.k.get("sortOptions")
     if sort_options is not None:
         sort_resources(rm, sort_options)
     elif reorder in ("", "legacy"):
         sort_resources(rm, {"order": "legacy"})
+    for res in rm:
+        if res.yaml_errors:
+            # printing decodes each object into a map; the first one with a key given twice fails
+            from .builtins import unmarshal_errors
+
+            raise KustomizeError("map[string]interface {}(nil): " + unmarshal_errors(res.yaml_errors))
     if "managedByLabel" in build_metadata:
         origins.add_managed_by_label(rm)
     origins.write_annotations(rm, "originAnnotations" in build_metadata, "transformerAnnotations" in build_metadata)
     for res in rm:
         _rewrite_annotations(res)
     return rm
+
+
+def _local_only(res) -> bool:
+    """Kustomize drops an object whose local-config annotation has any value but "false"."""
+    annotations = res.annotations()
+    return LOCAL_CONFIG in annotations and _annotation_text(annotations[LOCAL_CONFIG]) != "false"
 
 
 def _rewrite_annotations(res) -> None:

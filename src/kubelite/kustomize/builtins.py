@@ -40,19 +40,19 @@ TRANSFORMER_KINDS = frozenset("""AnnotationsTransformer HashTransformer ImageTag
 _YAML_CONFIGURED = frozenset({"PrefixTransformer", "SuffixTransformer", "PrefixSuffixTransformer"})
 
 
-def load_plugin(raw: dict, target, role: str):
+def load_plugin(res, target, role: str):
     """Kustomize's plugin loader for one config resource of `generators:`, `transformers:`
     or `validators:`: only builtin plugins (apiVersion `builtin`), configured first, then
     checked for the role asked. A generator is returned as a function making resources,
     a transformer as a function over a ResMap."""
-    from .resource import Resource
-
-    res = Resource(raw)
+    raw = res.obj
     gvk = res.gvk
     if gvk.group or gvk.version != "builtin":
         raise KustomizeError(f"external plugins disabled; unable to load external plugin '{gvk.kind}'")
     if gvk.kind not in GENERATOR_KINDS and gvk.kind not in TRANSFORMER_KINDS:
         raise KustomizeError(f"unable to load builtin {gvk}")
+    if res.yaml_errors:
+        raise KustomizeError(f"marshalling yaml from res {res.org_id()}: " + unmarshal_errors(res.yaml_errors))
     # most builtins read their config with encoding/json (field names in any case); the
     # prefix and suffix ones with go-yaml, which wants the names exactly
     config = raw if gvk.kind in _YAML_CONFIGURED else canonical_keys(raw)
@@ -66,6 +66,11 @@ def load_plugin(raw: dict, target, role: str):
     if gvk.kind not in (GENERATOR_KINDS if role == "generator" else TRANSFORMER_KINDS):
         raise KustomizeError(f"plugin {res.org_id()} not a {role}")
     return plugin
+
+
+def unmarshal_errors(errors: list[str]) -> str:
+    """yaml.v3's text for a failed decode: one indented line per problem."""
+    return "yaml: unmarshal errors:\n" + "\n".join(f"  {line}" for line in errors)
 
 
 def _configure_generator(config: dict, target):

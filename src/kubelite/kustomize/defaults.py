@@ -122,14 +122,12 @@ def _metadata_labels() -> list[FieldSpec]:
     out += [FieldSpec("spec/template/metadata/labels", kind=k, group=g, version=v, create=True) for k, g, v in _TEMPLATED]
     out += [
         FieldSpec("spec/template/metadata/labels", kind="StatefulSet", group="apps", create=True),
+        FieldSpec("spec/volumeClaimTemplates[]/metadata/labels", kind="StatefulSet", group="apps", create=True),
         FieldSpec("spec/template/metadata/labels", kind="Job", group="batch", create=True),
         FieldSpec("spec/jobTemplate/metadata/labels", kind="CronJob", group="batch", create=True),
         FieldSpec("spec/jobTemplate/spec/template/metadata/labels", kind="CronJob", group="batch", create=True),
     ]
     return out
-
-
-_VCT_LABELS = [FieldSpec("spec/volumeClaimTemplates[]/metadata/labels", kind="StatefulSet", group="apps", create=True)]
 
 
 def _affinity(kind: str) -> list[FieldSpec]:
@@ -160,7 +158,7 @@ def _common_labels() -> list[FieldSpec]:
         FieldSpec("spec/ingress/from/podSelector/matchLabels", kind="NetworkPolicy", group="networking.k8s.io"),
         FieldSpec("spec/egress/to/podSelector/matchLabels", kind="NetworkPolicy", group="networking.k8s.io"),
     ]
-    return out + _metadata_labels() + _VCT_LABELS
+    return out + _metadata_labels()
 
 
 def _common_annotations() -> list[FieldSpec]:

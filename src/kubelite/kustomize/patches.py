@@ -34,7 +34,7 @@ class SchemaSource:
 
 
 def _docs(text: str) -> list[dict]:
-    docs = [d for d in yamlv3.load_all(text) if d is not None]
+    docs = [d for d, _ in yamlv3.load_resources(text) if d is not None]
     out = []
     for d in docs:
         if isinstance(d, dict) and isinstance(d.get("items"), list) and str(d.get("kind", "")).endswith("List"):

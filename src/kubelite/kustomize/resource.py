@@ -93,6 +93,9 @@ class Resource:
     transformations: list = field(default_factory=list)
     refby: list = field(default_factory=list)
     refvars: list = field(default_factory=list)
+    # yaml.v3's complaints about keys given twice in the source, raised when Kustomize
+    # decodes the object (printing it, or configuring a plugin with it)
+    yaml_errors: list = field(default_factory=list)
 
     # -- plain accessors ------------------------------------------------------------
     @property
@@ -161,7 +164,7 @@ class Resource:
             copy.deepcopy(self.obj), list(self.prev_ids), list(self.prefixes), list(self.suffixes),
             self.needs_hash, self.behavior, self.generated,
             dict(self.origin) if self.origin else None, list(self.transformations), list(self.refby),
-            list(self.refvars))
+            list(self.refvars), list(self.yaml_errors))
 
     def copy_tracking_from(self, other: "Resource") -> None:
         self.prev_ids = list(other.prev_ids)

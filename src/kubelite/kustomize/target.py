@@ -41,26 +41,26 @@ def resources_from_text(text: str, source: str) -> list[Resource]:
     """The objects of a file, checked as Kustomize checks them (a kind, and a name unless
     the kind is a list), then `...List` objects with items replaced by their items."""
     try:
-        docs = yamlv3.load_all(text)
+        docs = yamlv3.load_resources(text)
     except KustomizeError as exc:
         raise type(exc)(f"{exc} in File: {source}") from None
     kept = []
-    for doc in docs:
+    for doc, duplicates in docs:
         if doc is None or doc == {}:
             continue
         if not isinstance(doc, dict):
             raise KustomizeError(f"missing Resource metadata in File: {source}")
         _validate_metadata(doc)
-        kept.append(doc)
+        kept.append((doc, duplicates))
     out = []
-    for doc in kept:
+    for doc, duplicates in kept:
         if isinstance(doc.get("items"), list) and str(doc.get("kind", "")).endswith("List"):
             items = [item for item in doc["items"] if isinstance(item, dict) and item]
             for item in items:
                 _validate_metadata(item)
             out.extend(Resource(item) for item in items)
             continue
-        out.append(Resource(doc))
+        out.append(Resource(doc, yaml_errors=duplicates))
     return out
 
 
@@ -93,7 +93,12 @@ def _go_resource_meta(doc: dict) -> str:
 
 
 def load_config_file(loader: Loader, path: str) -> TransformerConfig:
-    data = yamlv3.load_all(loader.load(path))
+    text = loader.load(path)
+    twice = yamlv3.keys_set_twice(text)
+    if twice:
+        raise KustomizeError("error converting YAML to JSON: yaml: unmarshal errors:\n"
+                             + "\n".join(f"  {line}" for line in twice))
+    data = yamlv3.load_all(text)
     tc = TransformerConfig()
     for doc in data:
         if not isinstance(doc, dict):
@@ -298,7 +303,7 @@ class Target:
                     plugin = load_plugin(config, self, "generator")
                 except KustomizeError as exc:
                     raise KustomizeError(f"failed to load generator: {exc}") from None
-                loaded.append((plugin, origins.from_plugin_config(config_origin, config)))
+                loaded.append((plugin, origins.from_plugin_config(config_origin, config.obj)))
             return loaded
         except KustomizeError as exc:
             raise KustomizeError(f"loading generator plugins: {exc}") from None
@@ -398,7 +403,7 @@ class Target:
     def _external_transformers(self, field: str = "transformers") -> list:
         from .builtins import load_plugin
 
-        return [(load_plugin(config, self, "transformer"), origins.from_plugin_config(config_origin, config))
+        return [(load_plugin(config, self, "transformer"), origins.from_plugin_config(config_origin, config.obj))
                 for config, config_origin in self._plugin_configs(kz.as_list(self.k, field))]
 
     def _run_validators(self, ra: Accumulator) -> None:
@@ -431,9 +436,9 @@ class Target:
     def schemas(self) -> patches.SchemaSource:
         return self.state.schema.current()
 
-    def _plugin_configs(self, entries: list) -> list[tuple[dict, dict | None]]:
+    def _plugin_configs(self, entries: list) -> list[tuple[Resource, dict | None]]:
         """Plugin configs (inline or from files), each with its origin when tracked."""
-        configs: list[tuple[dict, dict | None]] = []
+        configs: list[tuple[Resource, dict | None]] = []
         paths = []
         inline_origin = None if self.origin is None else origins.append(self.origin, self.file_name)
         for entry in entries:
@@ -445,10 +450,10 @@ class Target:
                 paths.append(text)
                 continue
             self.state.schema.note_kinds(inline)
-            configs.extend((r.obj, inline_origin) for r in inline)
+            configs.extend((r, inline_origin) for r in inline)
         ra = Accumulator()
         self._accumulate_resources(ra, paths)
-        configs.extend((r.obj, r.origin) for r in ra.resmap)
+        configs.extend((r, r.origin) for r in ra.resmap)
         return configs
 
 

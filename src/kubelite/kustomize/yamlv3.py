@@ -113,8 +113,10 @@ def _scalar(node: ScalarNode) -> object:
     return node.value
 
 
-def _build(node, active: set, context: str = "") -> object:
-    """context: where node sits ("metadata", "annotations", "annotation" for one value...)."""
+def _build(node, active: set, context: str = "", first_wins: bool = False) -> object:
+    """context: where node sits ("metadata", "annotations", "annotation" for one value...).
+    A key given twice keeps its last value, or with first_wins its first (as kyaml's nodes
+    answer a lookup)."""
     if isinstance(node, ScalarNode):
         if context == "annotation":
             return _annotation_value(node)
@@ -124,7 +126,7 @@ def _build(node, active: set, context: str = "") -> object:
     active.add(id(node))
     try:
         if isinstance(node, SequenceNode):
-            return [_build(item, active, "item" if context == "items" else "nested") for item in node.value]
+            return [_build(item, active, "item" if context == "items" else "nested", first_wins) for item in node.value]
         out: dict = {}
         merges = []
         for key_node, value_node in node.value:
@@ -138,11 +140,13 @@ def _build(node, active: set, context: str = "") -> object:
                 key = "null"
             elif not isinstance(key, str):
                 key = str(key)
-            out[key] = _build(value_node, active, _child_context(context, key))
+            if first_wins and key in out:
+                continue
+            out[key] = _build(value_node, active, _child_context(context, key), first_wins)
         for m in merges:
             sources = m.value if isinstance(m, SequenceNode) else [m]
             for src in sources:
-                merged = _build(src, active)
+                merged = _build(src, active, first_wins=first_wins)
                 if isinstance(merged, dict):
                     for k, v in merged.items():
                         out.setdefault(k, v)
@@ -183,18 +187,94 @@ def _error_line(exc: yaml.YAMLError) -> int:
     return 0
 
 
-def load_all(text: str) -> list:
-    """All documents of a YAML stream as JSON values (empty documents become None)."""
+def _compose_all(text: str) -> list:
     try:
         try:
-            nodes = list(yaml.compose_all(text, Loader=_Loader))
+            return list(yaml.compose_all(text, Loader=_Loader))
         except yaml.YAMLError as exc:
             if "maximum nesting depth" not in str(getattr(exc, "problem", "")):
                 raise
-            nodes = list(yaml.compose_all(text, Loader=_PyLoader))
+            return list(yaml.compose_all(text, Loader=_PyLoader))
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = _error_line(exc)
         where = f"line {line}: " if line else ""
         raise MalformedYAMLError(f"MalformedYAMLError: yaml: {where}{problem}") from None
-    return [None if n is None else _build(n, set()) for n in nodes]
+
+
+def load_all(text: str) -> list:
+    """All documents of a YAML stream as JSON values (empty documents become None)."""
+    return [None if n is None else _build(n, set()) for n in _compose_all(text)]
+
+
+def load_resources(text: str) -> list[tuple[object, list[str]]]:
+    """The documents as kyaml holds resources (a key given twice answers its first value),
+    each with yaml.v3's complaints about those keys, which Kustomize raises only when it
+    decodes the object into a map."""
+    # kyaml parses each document alone: its lines count from the one after its `---` line
+    separators = [i for i, line in enumerate(text.split("\n")) if line.startswith("---")]
+    out: list[tuple[object, list[str]]] = []
+    for node in _compose_all(text):
+        if node is None:
+            out.append((None, []))
+            continue
+        first = max((i + 1 for i in separators if i < node.start_mark.line), default=0)
+        out.append((_build(node, set(), first_wins=True), duplicate_keys(node, first)))
+    return out
+
+
+def duplicate_keys(node, first_line: int = 0, active: set | None = None) -> list[str]:
+    """yaml.v3's unmarshal errors for mapping keys given twice: every later key against each
+    earlier one of the same text; the values of such a mapping are not looked into.
+    first_line: the 0-based line of the text where the document begins."""
+    active = set() if active is None else active
+    if isinstance(node, ScalarNode) or id(node) in active:
+        return []
+    active.add(id(node))
+    try:
+        if isinstance(node, SequenceNode):
+            return [e for item in node.value for e in duplicate_keys(item, first_line, active)]
+        keys = [k for k, _ in node.value]
+        errors = [f"line {later.start_mark.line + 1 - first_line}: mapping key {_go_quote(later.value)} already "
+                  f"defined at line {earlier.start_mark.line + 1 - first_line}"
+                  for i, earlier in enumerate(keys) for later in keys[i + 1:]
+                  if isinstance(earlier, ScalarNode) and isinstance(later, ScalarNode) and earlier.value == later.value]
+        if errors:
+            return errors
+        return [e for _, value in node.value for e in duplicate_keys(value, first_line, active)]
+    finally:
+        active.discard(id(node))
+
+
+def keys_set_twice(text: str) -> list[str]:
+    """yaml.v2's unmarshal errors (sigs.k8s.io/yaml reads some files with it) for keys given
+    twice in a mapping: one per repeated key, lines counted from the top of the text."""
+    errors: list[str] = []
+
+    def walk(node, active: set) -> None:
+        if isinstance(node, ScalarNode) or id(node) in active:
+            return
+        active.add(id(node))
+        if isinstance(node, SequenceNode):
+            for item in node.value:
+                walk(item, active)
+        else:
+            seen = set()
+            for key, value in node.value:
+                if isinstance(key, ScalarNode):
+                    if key.value in seen:
+                        errors.append(f"line {key.start_mark.line + 1}: key {_go_quote(key.value)} already set in map")
+                    seen.add(key.value)
+                walk(value, active)
+        active.discard(id(node))
+
+    for node in _compose_all(text):
+        if node is not None:
+            walk(node, set())
+    return errors
+
+
+def _go_quote(text: str) -> str:
+    from kubelite.manifest.jsonpath import go_quote
+
+    return go_quote(text)

@@ -1,0 +1,290 @@
+"""Differential: `labels:` with includeSelectors/includeTemplates on every workload kind,
+component edge cases, name references through kinds of non-core API versions,
+local-config objects, and mapping keys given twice, built by kubelite and by
+`kubectl kustomize` (Kustomize v5.5)."""
+from __future__ import annotations
+
+import pytest
+
+from .differential import assert_same
+
+K = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+COMPONENT = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: '1'\n"
+LOCAL = "  annotations:\n    config.kubernetes.io/local-config: {}\n"
+
+
+def local(doc: str, value: str = "'true'") -> str:
+    """doc marked local-config (the annotation right after its name)."""
+    head, _, rest = doc.partition("metadata:\n")
+    name_line, _, tail = rest.partition("\n")
+    return head + "metadata:\n" + name_line + "\n" + LOCAL.format(value) + tail
+
+
+def tree(resources: list[str], kustomization: str = "namePrefix: p-\n", files: dict | None = None) -> dict:
+    out = {"top/kustomization.yaml": K + "resources:\n- r.yaml\n" + kustomization, "top/r.yaml": "---\n".join(resources)}
+    out.update(files or {})
+    return out
+
+
+# -- every workload kind ------------------------------------------------------------------
+POD_SPEC = "      containers:\n      - {name: c, image: i}\n"
+
+
+def workload(api: str, kind: str, spec: str = "") -> str:
+    return (f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: {kind.lower()}\n  labels: {{app: x}}\nspec:\n"
+            "  selector:\n    matchLabels: {app: x}\n" + spec
+            + "  template:\n    metadata:\n      labels: {app: x}\n    spec:\n" + POD_SPEC)
+
+
+WORKLOADS = "---\n".join([
+    workload("apps/v1", "Deployment"),
+    workload("apps/v1", "StatefulSet", "  serviceName: s\n  volumeClaimTemplates:\n  - metadata:\n      name: data\n"
+                                       "    spec:\n      accessModes: [ReadWriteOnce]\n"),
+    workload("apps/v1", "DaemonSet"),
+    workload("apps/v1", "ReplicaSet"),
+    workload("extensions/v1beta1", "Deployment").replace("name: deployment", "name: old"),
+    "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: job\nspec:\n  template:\n    metadata:\n      labels: {app: x}\n"
+    "    spec:\n" + POD_SPEC + "      restartPolicy: Never\n",
+    "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: cron\nspec:\n  schedule: '* * * * *'\n  jobTemplate:\n"
+    "    metadata:\n      labels: {app: x}\n    spec:\n      template:\n        metadata:\n          labels: {app: x}\n"
+    "        spec:\n          containers:\n          - {name: c, image: i}\n",
+    "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: rc\nspec:\n  selector: {app: x}\n  template:\n"
+    "    metadata:\n      labels: {app: x}\n    spec:\n" + POD_SPEC,
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod\nspec:\n  containers:\n  - {name: c, image: i}\n",
+    "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\nspec:\n  selector: {app: x}\n",
+    "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: pdb\nspec:\n  selector:\n    matchLabels: {app: x}\n",
+    "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: np\nspec:\n  podSelector:\n"
+    "    matchLabels: {app: x}\n  ingress:\n  - from:\n    - podSelector:\n        matchLabels: {app: y}\n",
+])
+
+
+def labels(entries: str) -> dict:
+    return {"top/kustomization.yaml": K + "resources:\n- all.yaml\nlabels:\n" + entries, "top/all.yaml": WORKLOADS}
+
+
+LABELS = {
+    "plain": labels("- pairs: {team: t}\n"),
+    "include-selectors": labels("- pairs: {team: t}\n  includeSelectors: true\n"),
+    "include-templates": labels("- pairs: {team: t}\n  includeTemplates: true\n"),
+    "include-both": labels("- pairs: {team: t}\n  includeSelectors: true\n  includeTemplates: true\n"),
+    "templates-without-selectors": labels("- pairs: {team: t}\n  includeSelectors: false\n  includeTemplates: true\n"),
+    "with-fields": labels("- pairs: {team: t}\n  fields:\n  - path: spec/template/metadata/labels\n    kind: Deployment\n"
+                          "    create: true\n  - path: metadata/annotations\n    create: true\n"),
+    "two-entries": labels("- pairs: {a: '1'}\n  includeSelectors: true\n- pairs: {b: '2'}\n  includeTemplates: true\n"),
+    "common-labels": {"top/kustomization.yaml": K + "resources:\n- all.yaml\ncommonLabels:\n  team: t\n",
+                      "top/all.yaml": WORKLOADS},
+}
+
+
+# -- components ---------------------------------------------------------------------------
+def with_component(component: str, extra: dict | None = None, top: str = "resources:\n- cm.yaml\ncomponents:\n- comp\n") -> dict:
+    out = {"top/kustomization.yaml": K + top, "top/cm.yaml": CM, "top/comp/kustomization.yaml": component}
+    out.update(extra or {})
+    return out
+
+
+COMPONENTS = {
+    "without-api-version": with_component("kind: Component\nnamePrefix: c-\n"),
+    "without-kind": with_component("apiVersion: kustomize.config.k8s.io/v1alpha1\nnamePrefix: c-\n"),
+    "kustomization-api-version": with_component("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Component\nnamePrefix: c-\n"),
+    "only-a-kind": with_component("kind: Component\n"),
+    "listed-twice": with_component("kind: Component\nnameSuffix: -x\n", top="resources:\n- cm.yaml\ncomponents:\n- comp\n- comp\n"),
+    "missing-directory": with_component("kind: Component\n", top="resources:\n- cm.yaml\ncomponents:\n- nope\n"),
+    "a-file": with_component("kind: Component\n", top="resources:\n- cm.yaml\ncomponents:\n- cm.yaml\n"),
+    "as-the-top": {"top/kustomization.yaml": COMPONENT + "resources:\n- cm.yaml\nnamePrefix: c-\n", "top/cm.yaml": CM},
+    "as-a-resource": {"top/kustomization.yaml": K + "resources:\n- comp\n",
+                      "top/comp/kustomization.yaml": COMPONENT + "resources:\n- cm.yaml\n", "top/comp/cm.yaml": CM},
+    "kustomization-as-component": {"top/kustomization.yaml": K + "components:\n- base\n",
+                                   "top/base/kustomization.yaml": K + "resources:\n- cm.yaml\n", "top/base/cm.yaml": CM},
+    "merges-a-generated-map": with_component("kind: Component\nconfigMapGenerator:\n- name: g\n  behavior: merge\n"
+                                             "  literals: [b=2]\n",
+                                             top="configMapGenerator:\n- name: g\n  literals: [a=1]\ncomponents:\n- comp\n"),
+    "patches-before-the-prefix": with_component("kind: Component\npatches:\n- patch: |-\n    apiVersion: v1\n"
+                                                "    kind: ConfigMap\n    metadata:\n      name: cm\n    data:\n"
+                                                "      b: '2'\n",
+                                                top="resources:\n- cm.yaml\ncomponents:\n- comp\nnamePrefix: p-\n"),
+    "nested-without-api-version": with_component("kind: Component\ncomponents:\n- ../comp2\nnamePrefix: a-\n",
+                                                 {"top/comp2/kustomization.yaml": "kind: Component\nnamePrefix: b-\n"}),
+    "file-named-Kustomization": {"top/kustomization.yaml": K + "resources:\n- cm.yaml\ncomponents:\n- comp\n",
+                                 "top/cm.yaml": CM, "top/comp/Kustomization": "kind: Component\nnamePrefix: a-\n"},
+    "with-bases": with_component("kind: Component\nbases:\n- ../base\n", {
+        "top/base/kustomization.yaml": K + "resources:\n- cm.yaml\n", "top/base/cm.yaml": CM}, top="components:\n- comp\n"),
+}
+
+
+# -- name references through kinds of other API groups and versions -------------------------
+def deployment(api: str = "apps/v1") -> str:
+    return (f"apiVersion: {api}\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+            "      serviceAccountName: sa\n      priorityClassName: high\n      containers:\n      - name: c\n"
+            "        image: i\n        envFrom:\n        - configMapRef: {name: cm}\n        - secretRef: {name: sec}\n"
+            "      volumes:\n      - name: v\n        configMap: {name: cm}\n      - name: p\n"
+            "        persistentVolumeClaim: {claimName: pvc}\n")
+
+
+SVC = "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\nspec:\n  ports:\n  - port: 80\n"
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: sec\n"
+SA = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n"
+PVC = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: pvc\nspec:\n  storageClassName: fast\n"
+STORAGE_CLASS = "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: fast\nprovisioner: x\n"
+PRIORITY_CLASS = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: high\nvalue: 10\n"
+INGRESS = ("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ing\nspec:\n  ingressClassName: nginx\n"
+           "  defaultBackend:\n    service: {name: svc, port: {number: 80}}\n  tls:\n  - secretName: sec\n  rules:\n"
+           "  - http:\n      paths:\n      - path: /\n        pathType: Prefix\n        backend:\n"
+           "          service: {name: svc, port: {number: 80}}\n")
+INGRESS_BETA = ("apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: ingb\nspec:\n"
+                "  backend: {serviceName: svc, servicePort: 80}\n  rules:\n  - http:\n      paths:\n"
+                "      - backend: {serviceName: svc, servicePort: 80}\n")
+INGRESS_CLASS = "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: nginx\nspec:\n  controller: x\n"
+HPA = ("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: hpa\nspec:\n"
+       "  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n")
+ROLE = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: role\nrules: []\n"
+ROLE_BINDING = ("apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: rb\n"
+                "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: role}\n"
+                "subjects:\n- {kind: ServiceAccount, name: sa}\n")
+CLUSTER_ROLE = ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: cr\nrules:\n"
+                "- apiGroups: ['']\n  resources: [configmaps]\n  resourceNames: [cm]\n  verbs: [get]\n")
+CLUSTER_ROLE_BINDING = ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: crb\n"
+                        "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cr}\n"
+                        "subjects:\n- {kind: ServiceAccount, name: sa, namespace: default}\n")
+CRONJOB_BETA = ("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: cj\nspec:\n  schedule: '* * * * *'\n"
+                "  jobTemplate:\n    spec:\n      template:\n        spec:\n          serviceAccountName: sa\n"
+                "          containers:\n          - name: c\n            image: i\n            env:\n"
+                "            - name: X\n              valueFrom:\n                configMapKeyRef: {name: cm, key: a}\n")
+STATEFULSET = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: sts\nspec:\n  serviceName: svc\n"
+               "  template:\n    spec:\n" + POD_SPEC + "  volumeClaimTemplates:\n  - metadata: {name: d}\n    spec:\n"
+               "      storageClassName: fast\n")
+POLICY = ("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: vap\n"
+          "spec:\n  validations: []\n")
+POLICY_BINDING = ("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+                  "metadata:\n  name: vapb\nspec:\n  policyName: vap\n")
+API_SERVICE = ("apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n  name: v1.x.io\nspec:\n"
+               "  service: {name: svc, namespace: default}\n")
+WEBHOOK = ("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: mwc\n"
+           "webhooks:\n- name: a.b.c\n  clientConfig:\n    service: {name: svc, namespace: default}\n")
+CUSTOM_REFS = "nameReference:\n- kind: Foo\n  group: example.com\n  version: v1\n  fieldSpecs:\n  - kind: Bar\n    path: spec/fooName\n"
+FOO = "apiVersion: example.com/{}\nkind: Foo\nmetadata:\n  name: foo\n"
+BAR = "apiVersion: example.com/v1\nkind: Bar\nmetadata:\n  name: bar\nspec:\n  fooName: foo\n"
+
+
+def beta(doc: str, api: str, name: str) -> str:
+    """doc under another apiVersion and name."""
+    head, _, rest = doc.partition("\n")
+    rest = rest.replace("\n  name: ", f"\n  name: {name}-", 1)
+    return f"apiVersion: {api}\n" + rest if head.startswith("apiVersion: ") else doc
+
+
+REFERENCES = {
+    "core-kinds": tree([deployment(), CM, SECRET, SA, PVC, STORAGE_CLASS, PRIORITY_CLASS]),
+    "apps-v1beta2-deployment": tree([deployment("apps/v1beta2"), CM, SECRET, SA, PVC]),
+    "extensions-deployment": tree([deployment("extensions/v1beta1"), CM, SECRET, SA, PVC]),
+    "ingress-networking-v1": tree([INGRESS, SVC, SECRET, INGRESS_CLASS]),
+    "ingress-beta-versions": tree([INGRESS_BETA, beta(INGRESS_BETA, "networking.k8s.io/v1beta1", "n"), SVC]),
+    "hpa-v2-and-v1": tree([HPA, beta(HPA, "autoscaling/v1", "one"), deployment()]),
+    "hpa-target-of-another-kind": tree([HPA, deployment().replace("kind: Deployment", "kind: StatefulSet")]),
+    "rbac-v1-and-v1beta1": tree([ROLE, ROLE_BINDING, beta(ROLE_BINDING, "rbac.authorization.k8s.io/v1beta1", "b"),
+                                 SA, CLUSTER_ROLE_BINDING, CLUSTER_ROLE, CM]),
+    "cronjob-batch-v1beta1": tree([CRONJOB_BETA, CM, SA]),
+    "statefulset": tree([STATEFULSET, SVC, STORAGE_CLASS]),
+    "admission-policy-binding": tree([POLICY, POLICY_BINDING,
+                                      beta(POLICY_BINDING, "admissionregistration.k8s.io/v1beta1", "b")]),
+    "api-service-and-webhook": tree([API_SERVICE, WEBHOOK, SVC]),
+    "namespace-and-suffix": tree([deployment(), CM, SECRET, SA, INGRESS, SVC, ROLE_BINDING, ROLE,
+                                  CLUSTER_ROLE_BINDING, CLUSTER_ROLE], "namespace: ns1\nnameSuffix: -s\n"),
+    "custom-kind-same-version": tree([FOO.format("v1"), BAR], "namePrefix: p-\nconfigurations:\n- conf.yaml\n",
+                                     {"top/conf.yaml": CUSTOM_REFS}),
+    "custom-kind-other-version": tree([FOO.format("v2"), BAR], "namePrefix: p-\nconfigurations:\n- conf.yaml\n",
+                                      {"top/conf.yaml": CUSTOM_REFS}),
+    "custom-kind-any-version": tree([FOO.format("v2"), BAR], "namePrefix: p-\nconfigurations:\n- conf.yaml\n",
+                                    {"top/conf.yaml": CUSTOM_REFS.replace("  group: example.com\n  version: v1\n", "")}),
+}
+
+# -- local-config objects ------------------------------------------------------------------
+VALUES = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: values\ndata:\n  image: nginx:9\n"
+LOCAL_CONFIG = {
+    "as-a-name-reference-source": tree([deployment(), local(CM)]),
+    "as-a-referrer": tree([local(deployment()), CM]),
+    "value-false-kept": tree([local(CM, "'false'")]),
+    "value-yes-dropped": tree([local(CM, "'yes'")]),
+    "value-empty-dropped": tree([local(CM, "''")]),
+    "value-bool-false-kept": tree([local(CM, "false")]),
+    "value-bool-true-dropped": tree([local(CM, "true")]),
+    "value-False-dropped": tree([local(CM, "'False'")]),
+    "generated": {"top/kustomization.yaml": K + "resources:\n- r.yaml\nconfigMapGenerator:\n- name: cm\n"
+                  "  literals: [a=b]\n  options:\n    annotations:\n      config.kubernetes.io/local-config: 'true'\n",
+                  "top/r.yaml": deployment()},
+    "replacement-source": tree([deployment(), local(VALUES)], "replacements:\n- source: {kind: ConfigMap, name: values, "
+                               "fieldPath: data.image}\n  targets:\n  - select: {kind: Deployment}\n"
+                               "    fieldPaths: [spec.template.spec.containers.0.image]\n"),
+    "var-source": tree([deployment().replace("image: i", "image: $(IMG)"), local(VALUES)],
+                       "vars:\n- name: IMG\n  objref: {kind: ConfigMap, name: values, apiVersion: v1}\n"
+                       "  fieldref: {fieldpath: data.image}\n"),
+    "in-a-renamed-base": {"top/kustomization.yaml": K + "resources:\n- base\n- r.yaml\nnamePrefix: p-\n",
+                          "top/r.yaml": deployment(), "top/base/kustomization.yaml": K + "resources:\n- cm.yaml\nnameSuffix: -b\n",
+                          "top/base/cm.yaml": local(CM)},
+}
+
+# -- mapping keys given twice ------------------------------------------------------------------
+DEPLOY_TWICE = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  name: e\nspec:\n  replicas: 1\n  replicas: 2\n"
+NAMESPACE_TWICE = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n  labels: {a: b, a: c}\n"
+
+
+def files(resources: str, kustomization: str = "", extra: dict | None = None) -> dict:
+    out = {"top/kustomization.yaml": K + "resources:\n- r.yaml\n" + kustomization, "top/r.yaml": resources}
+    out.update(extra or {})
+    return out
+
+
+PATCH_CM = CM.replace("a: '1'", "b: x\n  b: y")
+DUPLICATE_KEYS = {
+    "top-level": files(CM + "kind: Secret\n"),
+    "nested": files(CM + "  a: '2'\n"),
+    "three-times-and-two-maps": files(CM.replace("  name: cm\n", "  name: cm\n  name: x\n  name: y\n") + "  a: '2'\n"),
+    "second-document": files(CM + "---\n" + CM.replace("name: cm", "name: cm2") + "  b: x\n  b: y\n"),
+    "leading-separator": files("---\n" + CM + "  a: '2'\n---\n# c\n" + CM.replace("cm", "cm2") + "  a: '2'\n"),
+    "in-a-list-item": files("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n"
+                            "    image: x\n    name: b\n"),
+    "flow-mapping": files("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, name: cm2}\n"),
+    "quoted-and-plain": files(CM + "  \"a\": '2'\n"),
+    "merge-key-is-not-a-repeat": files("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n"
+                                       "  <<: {a: '1'}\n  a: '2'\n"),
+    "json-file": {"top/kustomization.yaml": K + "resources:\n- r.json\n",
+                  "top/r.json": '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, '
+                                '"data": {"a": "1", "a": "2"}}\n'},
+    "first-in-output-order": files(DEPLOY_TWICE + "---\n" + NAMESPACE_TWICE),
+    "name-prefix-on-first-name": files(DEPLOY_TWICE, "namePrefix: p-\n"),
+    "in-a-base": {"top/kustomization.yaml": K + "resources:\n- base\n",
+                  "top/base/kustomization.yaml": K + "resources:\n- r.yaml\n", "top/base/r.yaml": DEPLOY_TWICE},
+    "after-a-failing-patch": files(CM + "  a: '2'\n", "patches:\n- path: p.yaml\n",
+                                   {"top/p.yaml": CM.replace("name: cm", "name: nope")}),
+    "local-config-dropped-first": files(local(CM) + "  a: '2'\n"),
+    "patched-object": files(DEPLOY_TWICE, "patches:\n- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n"
+                                          "    metadata:\n      name: d\n    spec:\n      replicas: 5\n"),
+    "patch-file-first-value-wins": files(CM, "patches:\n- path: p.yaml\n", {"top/p.yaml": CM + "  a: '3'\n"}),
+    "inline-patch-first-value-wins": files(CM, "patches:\n- patch: |-\n"
+                                           + "".join("    " + line + "\n" for line in PATCH_CM.splitlines())),
+    "strategic-merge-file-first-value-wins": files(CM, "patchesStrategicMerge:\n- p.yaml\n", {"top/p.yaml": CM + "  a: '3'\n"}),
+    "json-patch-last-value-wins": files(CM, "patches:\n- path: j.yaml\n  target: {kind: ConfigMap}\n",
+                                        {"top/j.yaml": "- op: add\n  op: replace\n  path: /data/a\n  value: x\n"}),
+    "kustomization-file": files(CM, "namePrefix: a-\nnamePrefix: b-\ncommonLabels:\n  a: b\n  a: c\n"),
+    "plugin-config": files(CM, "transformers:\n- t.yaml\n", {"top/t.yaml": "apiVersion: builtin\nkind: PrefixTransformer\n"
+                                                                         "metadata:\n  name: x\nprefix: a-\nprefix: b-\n"
+                                                                         "fieldSpecs:\n- path: metadata/name\n"}),
+    "configurations-file": files(CM, "configurations:\n- c.yaml\n", {"top/c.yaml": "namePrefix:\n- path: metadata/name\n"
+                                                                                   "  kind: a\n  kind: b\n  kind: c\n"
+                                                                                   "namePrefix: []\n"}),
+    "replacement-file": files(CM, "replacements:\n- path: rep.yaml\n", {"top/rep.yaml": "source:\n  kind: ConfigMap\n"
+                                                                                      "  fieldPath: data.a\n"
+                                                                                      "  fieldPath: metadata.name\n"
+                                                                                      "targets: []\n"}),
+}
+
+CASES = {f"{group}/{name}": tree_files for group, table in (
+    ("labels", LABELS), ("components", COMPONENTS), ("references", REFERENCES), ("local-config", LOCAL_CONFIG),
+    ("duplicate-keys", DUPLICATE_KEYS)) for name, tree_files in table.items()}
+
+
+@pytest.mark.kubectl
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_build_as_kubectl(case, tmp_path, monkeypatch, kubectl):
+    assert_same(kubectl, CASES[case], str(tmp_path), monkeypatch)
