@@ -15,6 +15,9 @@ from kubelite.apply.objects import Item, ObjectError, in_dependency_order, is_cr
 from kubelite.apply.plan import CREATE, PATCH, UNCHANGED, Action, plan_object
 
 FIELD_MANAGER = "kubectl-client-side-apply"
+# From this many objects of one kind in one namespace, their live state comes from one LIST
+# instead of one GET each (kubectl GETs each object: 500 round trips for 500 ConfigMaps).
+PREFETCH_MIN_OBJECTS = 10
 MAX_PATCH_RETRIES = 5
 CRD_WAIT_SECONDS = 30.0
 
@@ -79,6 +82,9 @@ class Applier:
         self.on_outcome = on_outcome or (lambda outcome: None)
         self.warn = warn or (lambda text: None)
         self._schemas: dict = {}
+        self._groups: dict = {}
+        self._group_sizes: dict = {}
+        self._prefetched: dict = {}  # group -> _Listed, or None: GET each object
 
     # -- preparation -------------------------------------------------------------------------
 
@@ -114,6 +120,10 @@ class Applier:
         if self.options.enforce_namespace:
             result.visited_namespaces.add(self.options.namespace)
         unmapped = []  # kubectl finds these while reading, so reports them before apply errors
+        self._groups = {id(item): _group(item) for item in items}  # as written: before namespaces settle
+        self._group_sizes, self._prefetched = {}, {}
+        for group in self._groups.values():
+            self._group_sizes[group] = self._group_sizes.get(group, 0) + 1
         for item in items:
             outcome = self.apply_one(item, result)
             result.outcomes.append(outcome)
@@ -151,15 +161,9 @@ class Applier:
     def _apply(self, item: Item) -> Outcome:
         from kubelite.client.errors import ApiError, is_not_found
 
-        client, r = self.session.client, item.resource
         if not item.name:
             _refuse_nameless(item)
-        try:
-            live = client.get(r, item.name, item.namespace or None)
-        except ApiError as err:
-            if not is_not_found(err):
-                raise sourced("retrieving current configuration of", item.source, err) from None
-            live = None
+        live, listed = self._live(item)
         if live is not None and self.options.dry_run == "client":
             # kubectl computes no patch under client dry-run: no warning, never `unchanged`, and
             # the live object as it read it
@@ -168,8 +172,50 @@ class Applier:
         for warning in action.warnings:
             self.warn(warning)
         if action.verb == CREATE:
-            return self._create(item, action)
+            try:
+                return self._create(item, action)
+            except ApiError as err:
+                # The LIST is older than this moment: a controller (or another client) may have
+                # made the object since. kubectl, reading it now, would patch it: so do we.
+                if not (listed and err.reason == "AlreadyExists"):
+                    raise
+                return self._apply(item)
         return self._patch(item, live, action)
+
+    def _live(self, item: Item) -> tuple[dict | None, bool]:
+        """The live object (None if absent), and whether it came from a LIST made earlier."""
+        from kubelite.client.errors import ApiError, is_not_found
+
+        listed = self._listing(item)
+        if listed is not None:
+            found, live = listed.take(item.name)
+            if found:
+                return live, True
+        try:
+            return self.session.client.get(item.resource, item.name, item.namespace or None), False
+        except ApiError as err:
+            if not is_not_found(err):
+                raise sourced("retrieving current configuration of", item.source, err) from None
+            return None, False
+
+    def _listing(self, item: Item) -> "_Listed | None":
+        """The LIST of the item's kind in its namespace, made once when enough objects of the run
+        share them; None: read each object alone (few of them, or a LIST refused where GETs may
+        not be)."""
+        from kubelite.client.errors import ApiError
+
+        group = self._groups.get(id(item))
+        if group not in self._prefetched:
+            r = item.resource
+            if self._group_sizes.get(group, 0) < PREFETCH_MIN_OBJECTS or (r.namespaced and not item.namespace):
+                self._prefetched[group] = None
+            else:
+                try:
+                    pages = list(self.session.client.list_pages(r, item.namespace or None))
+                except ApiError:
+                    pages = None
+                self._prefetched[group] = _Listed(pages) if pages is not None else None
+        return self._prefetched[group]
 
     def plan(self, item: Item, live: dict | None) -> Action:
         from kubelite.apply.patching import ApplyPatchError
@@ -289,6 +335,35 @@ class Applier:
                 break
             time.sleep(0.1)
         refresh_discovery(self.session.discovery)
+
+
+class _Listed:
+    """A LIST's objects by name. Each name is answered from it once: a second object of the same
+    name in the run (or a retry) reads the object again, as the first may have changed it."""
+
+    def __init__(self, pages: list[dict]):
+        self.objects: dict[str, dict] = {}
+        for page in pages:
+            kind = str(page.get("kind") or "")
+            for obj in page.get("items") or ():
+                # a LIST's items carry no kind and apiVersion; a GET's do, first
+                obj = {"kind": kind[:-4] if kind.endswith("List") else kind, "apiVersion": page.get("apiVersion"),
+                       **obj}
+                self.objects[str((obj.get("metadata") or {}).get("name") or "")] = obj
+        self.used: set[str] = set()
+
+    def take(self, name: str) -> tuple[bool, dict | None]:
+        if name in self.used:
+            return False, None
+        self.used.add(name)
+        return True, self.objects.pop(name, None)
+
+
+def _group(item: Item) -> tuple:
+    """Objects listed together: one kind in one namespace (as written: the default namespace fills
+    in the same way for all of them)."""
+    meta = item.obj.get("metadata") or {}
+    return (str(item.obj.get("apiVersion") or ""), str(item.obj.get("kind") or ""), str(meta.get("namespace") or ""))
 
 
 def _refuse_nameless(item: Item) -> None:

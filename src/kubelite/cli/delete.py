@@ -198,6 +198,50 @@ def _wants_wait(args, dry_run: str, grace: int) -> bool:
     return str(args.wait).lower() != "false" and dry_run == "none" and grace != 0
 
 
+# From this many objects of one kind in one namespace, one LIST tells which are still there (kubectl
+# reads each one: 500 GETs after deleting 500 objects).
+LIST_FROM = 10
+
+
+def _still_there(sess, pending: list[common.Request], errors: list, uids: dict) -> list[common.Request]:
+    """The requests whose object (the one deleted: same uid) still exists."""
+    from kubelite.client.errors import ApiError, is_not_found
+
+    groups: dict = {}
+    for request in pending:
+        r = request.resource
+        groups.setdefault((r.group, r.version, r.resource, request.namespace), []).append(request)
+    still = []
+    for group in groups.values():
+        r, namespace = group[0].resource, group[0].namespace
+        listable = len(group) >= LIST_FROM and (namespace or not r.namespaced)
+        listed = _listed(sess, group[0]) if listable else None
+        for request in group:
+            try:
+                current = (listed.get(request.name) if listed is not None
+                           else sess.client.get(request.resource, request.name, request.namespace))
+            except ApiError as err:
+                if not is_not_found(err):
+                    errors.append(err)
+                continue
+            uid = uids.get(id(request))
+            if current is not None and (not uid or (current.get("metadata") or {}).get("uid") == uid):
+                still.append(request)
+    return still
+
+
+def _listed(sess, request: common.Request) -> dict | None:
+    """{name: object} of the request's kind in its namespace; None if the LIST is refused (then
+    each object is read alone, as GETs may be allowed where a LIST is not)."""
+    from kubelite.client.errors import ApiError
+
+    try:
+        pages = list(sess.client.list_pages(request.resource, request.namespace))
+    except ApiError:
+        return None
+    return {str((obj.get("metadata") or {}).get("name")): obj for page in pages for obj in page.get("items") or ()}
+
+
 def _deleted_uid(answer) -> str:
     """The uid of what a DELETE removed: the object answered, or the Status's details."""
     if not isinstance(answer, dict):
@@ -211,23 +255,11 @@ def _wait_gone(sess, requests: list[common.Request], timeout: float | None, erro
                uids: dict | None = None) -> None:
     """Poll until each deleted object is gone (finalizers may keep it a while); as kubectl, an
     object of the same name with another uid (recreated meanwhile) counts as gone."""
-    from kubelite.client.errors import ApiError, is_not_found
-
     deadline = time.monotonic() + timeout if timeout else None
     pending = list(requests)
     delay = 0.05
     while pending:
-        still = []
-        for request in pending:
-            try:
-                current = sess.client.get(request.resource, request.name, request.namespace)
-                uid = (uids or {}).get(id(request))
-                if not uid or ((current or {}).get("metadata") or {}).get("uid") == uid:
-                    still.append(request)
-            except ApiError as err:
-                if not is_not_found(err):
-                    errors.append(err)
-        pending = still
+        pending = _still_there(sess, pending, errors, uids or {})
         if not pending:
             return
         if deadline is not None and time.monotonic() > deadline:
