@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 
 from kubelite.manifest._gojson import allow_go_depth
@@ -38,6 +39,9 @@ class App:
     def __init__(self, api, token: str | None = None):
         self.api = api
         self.auth = Gate(api, token)  # authentication, impersonation, RBAC
+        from kubelite.server.prometheus import RequestMetrics
+
+        self.metrics = RequestMetrics()  # what /metrics reports
         allow_go_depth()  # Go's decoders take 10,000-deep documents: so must every handler
         # Set on shutdown so that open watch streams end and the server can stop promptly.
         self.stopping: asyncio.Event | None = None
@@ -55,7 +59,7 @@ class App:
         if self.stopping is None:
             self.stopping = asyncio.Event()
         request = await _read_request(scope, receive)
-        response = await self._respond(request)
+        response = await self._counted(request)
         await _send_response(response, send, receive, head=scope["method"] == "HEAD")
 
     async def _websocket(self, scope, receive, send):
@@ -68,7 +72,7 @@ class App:
         if message.get("type") != "websocket.connect":
             return
         request = await _read_request({**scope, "method": "GET"}, _no_body)
-        response = await self._respond(request)
+        response = await self._counted(request)
         if isinstance(response, StreamingResponse):
             await _close_stream(response)
             response = Response(status=400, body=b"", content_type="")
@@ -95,6 +99,16 @@ class App:
     def shutdown(self) -> None:
         if self.stopping is not None:
             self.stopping.set()
+
+    async def _counted(self, request: Request):
+        """The answer, counted in the request metrics when it is a resource request (as
+        kube-apiserver's instrumented routes: after authentication and authorization)."""
+        start = time.perf_counter()
+        response = await self._respond(request)
+        route = request.route
+        if route is not None and route.is_resource_request:
+            self.metrics.observe(request, route, response.status, time.perf_counter() - start)
+        return response
 
     async def _respond(self, request: Request):
         if request.too_large:
@@ -129,11 +143,13 @@ class App:
             return json_response(self.api.version_info(), request=request)
         if path.rstrip("/") in _HEALTH or path.startswith(tuple(p + "/" for p in _HEALTH)):
             return text_response("ok")
+        if path == "/metrics":
+            return await self._metrics(request)
         if path.startswith("/openapi/"):
             from kubelite.server.handlers import discovery
 
             return discovery.openapi(self.api, request)
-        info = parse_request(request.method, path, request.query)
+        info = request.route = parse_request(request.method, path, request.query)
         if not info.parts or info.parts[0] not in ("api", "apis") or (
                 info.parts[0] == "apis" and len(info.parts) > 1 and self.api.registry.group(info.parts[1]) is None):
             # Outside the API groups the Go mux answers, in plain text.
@@ -149,6 +165,16 @@ class App:
         from kubelite.server.handlers import resources
 
         return await resources.serve(self.api, request, info, self.stopping)
+
+
+    async def _metrics(self, request: Request):
+        from kubelite.server import prometheus
+
+        if request.method != "GET":
+            raise method_not_allowed()
+        counts = await asyncio.to_thread(prometheus.storage_object_counts, self.api)
+        return Response(status=200, body=self.metrics.render(counts).encode(),
+                        content_type=prometheus.CONTENT_TYPE)
 
 
 def create_app(api, token: str | None = None) -> App:

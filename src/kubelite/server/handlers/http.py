@@ -23,6 +23,7 @@ class Request:
     too_large: bool = False  # the body exceeded the server's limit (answered 413)
     user: object = None  # who the request runs as (auth.user.UserInfo), set by the app's gate
     client_cert: bytes | None = None  # the TLS client certificate (DER), verified against the CA
+    route: object = None  # what the path names (routing.RequestInfo), set by the app's dispatch
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)
