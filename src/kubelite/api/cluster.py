@@ -156,13 +156,15 @@ class Cluster(Client):
 
 
 def _session(cluster, namespace: str):
-    """A kubelite Session whose transport calls the cluster's API in-process."""
+    """A kubelite Session whose transport calls the cluster's API in-process, through the same
+    door and client as the embedded CLI (no httpx: its request building was a tenth of a test's
+    time in bench/api.py)."""
+    from kubelite.client import http1
     from kubelite.client.dynamic import Session
     from kubelite.client.kubeconfig import Connection
-    from kubelite.client.transport import EMBEDDED_URL, USER_AGENT, Transport, httpx
+    from kubelite.client.transport import EMBEDDED_URL, USER_AGENT, Transport
 
-    client = httpx.Client(transport=cluster.transport(), base_url=EMBEDDED_URL, headers={"User-Agent": USER_AGENT},
-                          timeout=httpx.Timeout(None))
+    client = http1.AppClient(cluster.door(), EMBEDDED_URL, headers={"User-Agent": USER_AGENT})
     return Session(Connection(server=None, namespace=namespace),
                    transport=Transport(client, "kubelite.embedded", embedded=True))
 
