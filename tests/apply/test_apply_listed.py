@@ -5,21 +5,10 @@ before the writes is out of date fall back to reading the object itself.
 Runs on the embedded cluster through a Session, counting the dynamic client's calls."""
 from __future__ import annotations
 
-import pytest
+from test_apply_paths import apply_objects as apply_result
+from test_apply_paths import session  # noqa: F401 (the fixture: a Session on the embedded cluster)
 
 from kubelite.apply.engine import PREFETCH_MIN_OBJECTS
-
-
-@pytest.fixture
-def session(tmp_path, monkeypatch):
-    from kubelite.client.dynamic import Session
-    from kubelite.client.kubeconfig import Overrides
-
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kubelite"))
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-    with Session.open(Overrides()) as opened:
-        yield opened
 
 
 class Counting:
@@ -48,11 +37,7 @@ def configmap(name, value="1"):
 
 
 def apply_objects(session, objs):
-    from kubelite.apply.engine import Applier, ApplyOptions
-    from kubelite.manifest import Manifest
-
-    applier = Applier(session, ApplyOptions(namespace="default", retry_sleep=0))
-    result = applier.run(applier.prepare([Manifest(o, "f.yaml", i, 1) for i, o in enumerate(objs)]))
+    result = apply_result(session, objs)
     assert not result.errors, result.errors
     return [(o.verb, o.obj["metadata"]["name"]) for o in result.outcomes]
 
@@ -69,17 +54,8 @@ def test_many_objects_of_a_kind_are_read_with_one_list(session):
     assert counting.lists == 1 and counting.gets == 0
     # what the LIST answered is what a GET answers: kind and apiVersion first, as printed
     live = session.client.get(session.discovery.resolve("configmaps"), "cm-0", "default")
-    unchanged_obj = [o for o in _outcome_objects(session, changed) if o["metadata"]["name"] == "cm-0"][0]
+    unchanged_obj = [o.obj for o in apply_result(session, changed).outcomes if o.obj["metadata"]["name"] == "cm-0"][0]
     assert list(unchanged_obj)[:2] == ["kind", "apiVersion"] and unchanged_obj == live
-
-
-def _outcome_objects(session, objs):
-    from kubelite.apply.engine import Applier, ApplyOptions
-    from kubelite.manifest import Manifest
-
-    applier = Applier(session, ApplyOptions(namespace="default"))
-    return [o.obj for o in applier.run(applier.prepare([Manifest(o, "f.yaml", i, 1)
-                                                         for i, o in enumerate(objs)])).outcomes]
 
 
 def test_few_objects_are_read_one_by_one(session):
