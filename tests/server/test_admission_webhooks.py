@@ -7,6 +7,7 @@ dial errors and client-go's generic server responses.
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 
 import pytest
@@ -277,14 +278,31 @@ def test_a_certificate_from_another_ca_is_refused(api, webhook, tmp_path):
         "unknown authority")
 
 
-def test_dry_run_is_refused_for_webhooks_with_side_effects(api, webhook, certs):
-    with validating(api, hook("effects.example.com", webhook.url + "/allow", certs["ca_bundle"],
-                              sideEffects="Some")):
+def test_side_effects_other_than_none_are_refused_by_v1_validation(api, webhook, certs):
+    refused = api.post(f"{ADMISSION}/validatingwebhookconfigurations", json=webhook_configuration(
+        "ValidatingWebhookConfiguration", "effects",
+        [hook("effects.example.com", webhook.url + "/allow", certs["ca_bundle"], sideEffects="Some")]))
+    assert refused.status_code == 422
+    assert refused.json()["message"] == (
+        'ValidatingWebhookConfiguration.admissionregistration.k8s.io "effects" is invalid: webhooks[0].sideEffects: '
+        'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"')
+
+
+def test_dry_run_is_refused_for_a_stored_webhook_with_side_effects(cluster, api, webhook, certs):
+    # v1 refuses sideEffects Some/Unknown; such configurations come from older API versions:
+    # stored as they would have been, underneath validation.
+    old = webhook_configuration("ValidatingWebhookConfiguration", "effects", [
+        hook("effects.example.com", webhook.url + "/allow", certs["ca_bundle"], sideEffects="Some")])
+    key = "/registry/admissionregistration.k8s.io/validatingwebhookconfigurations/effects"
+    cluster.api.store.create(key, json.dumps(old).encode())
+    try:
         refused = api.post(CONFIGMAPS + "?dryRun=All", json=configmap("dry"))
         assert refused.status_code == 400
         assert refused.json()["message"] == 'admission webhook "effects.example.com" does not support dry run'
         assert refused.json()["reason"] == "BadRequest"
         assert api.post(CONFIGMAPS, json=configmap("wet")).status_code == 201
+    finally:
+        assert api.delete(f"{ADMISSION}/validatingwebhookconfigurations/effects").status_code == 200
 
 
 def test_dry_run_reaches_webhooks_without_side_effects(api, webhook, certs):
@@ -415,3 +433,39 @@ def test_a_mutating_webhook_may_not_patch_a_delete(api, webhook, certs):
     assert refused.json()["message"] == ('Internal error occurred: admission webhook "label.example.com" attempted '
                                          "to modify the object, which is not supported for this operation")
     assert webhook.reviews("/label")[-1]["request"]["oldObject"] is None
+
+
+INVALID = [
+    ({"name": "short.name"}, 'webhooks[0].name: Invalid value: "short.name": should be a domain with at least three '
+                             "segments separated by dots"),
+    ({"sideEffects": None}, "webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun"),
+    ({"timeoutSeconds": 31}, "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and "
+                             "30 seconds"),
+    ({"admissionReviewVersions": ["v2"]}, 'webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must '
+                                          "include at least one of v1, v1beta1, v1alpha1"),
+    ({"clientConfig": {"url": "http://127.0.0.1/x?a=b"}},
+     'webhooks[0].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: '
+     'https://host[/path], webhooks[0].clientConfig.url: Invalid value: "a=b": query parameters are not permitted '
+     "in the URL"),
+    ({"clientConfig": {}}, "webhooks[0].clientConfig: Required value: exactly one of url or service is required"),
+    ({"failurePolicy": "Sometimes"}, 'webhooks[0].failurePolicy: Unsupported value: "Sometimes": supported values: '
+                                     '"Fail", "Ignore"'),
+    ({"rules": [{"operations": ["CREATE", "*"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["*", "pods"]}]},
+     'webhooks[0].rules[0].operations: Invalid value: []string{"CREATE", "*"}: if \'*\' is present, must not specify '
+     'other operations, webhooks[0].rules[0].resources: Invalid value: []string{"*", "pods"}: if \'*\' is present, '
+     "must not specify other resources without subresources"),
+]
+
+
+@pytest.mark.parametrize("change,message", INVALID, ids=[str(i) for i in range(len(INVALID))])
+def test_invalid_configurations_are_refused_with_kube_apiserver_messages(api, certs, change, message):
+    entry = dict(hook("ok.example.com", "https://127.0.0.1:1/x", certs["ca_bundle"]), **change)
+    entry = {k: v for k, v in entry.items() if v is not None}
+    refused = api.post(f"{ADMISSION}/validatingwebhookconfigurations", json=webhook_configuration(
+        "ValidatingWebhookConfiguration", "invalid", [entry]))
+    assert refused.status_code == 422
+    prefix = 'ValidatingWebhookConfiguration.admissionregistration.k8s.io "invalid" is invalid: '
+    if message.count(", webhooks[") or message.count(", webhooks"):
+        assert refused.json()["message"] == prefix + "[" + message + "]"
+    else:
+        assert refused.json()["message"] == prefix + message

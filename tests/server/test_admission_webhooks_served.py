@@ -42,16 +42,16 @@ def apply_configurations(setup):
         webhook_configuration("MutatingWebhookConfiguration", "label", [
             hook("label.example.com", webhook.url + "/label", certs["ca_bundle"],
                  objectSelector={"matchLabels": {"app": "web"}})]),
-        webhook_configuration("ValidatingWebhookConfiguration", "effects", [
-            hook("effects.example.com", webhook.url + "/allow", certs["ca_bundle"], resources=("secrets",),
-                 sideEffects="Some")]),
+        webhook_configuration("ValidatingWebhookConfiguration", "dry", [
+            hook("dry.example.com", webhook.url + "/allow", certs["ca_bundle"], resources=("secrets",),
+                 sideEffects="NoneOnDryRun")]),
     ]
     done = kubectl(setup, "apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List",
                                                                  "items": documents}))
     assert done.returncode == 0, done.stderr
 
 
-def test_kubectl_sees_a_denial_a_mutation_and_a_dry_run_refusal(setup):
+def test_kubectl_sees_a_denial_a_mutation_a_dry_run_and_an_invalid_configuration(setup):
     apply_configurations(setup)
     refused = kubectl(setup, "create", "configmap", "bad-config", "--from-literal=k=v")
     assert refused.returncode == 1
@@ -75,10 +75,17 @@ def test_kubectl_sees_a_denial_a_mutation_and_a_dry_run_refusal(setup):
                                    '"deny.example.com" denied the request: bad-web is not welcome\n')
 
     dry = kubectl(setup, "create", "secret", "generic", "s", "--from-literal=a=b", "--dry-run=server")
-    assert dry.returncode == 1
-    assert dry.stderr == ('error: failed to create secret admission webhook "effects.example.com" does not '
-                          "support dry run\n")
-    assert kubectl(setup, "create", "secret", "generic", "s", "--from-literal=a=b").returncode == 0
+    assert dry.returncode == 0 and dry.stdout == "secret/s created (server dry run)\n"
+    assert setup[1].reviews("/allow")[-1]["request"]["dryRun"] is True
+    assert kubectl(setup, "get", "secret", "s").returncode == 1
+
+    effects = webhook_configuration("ValidatingWebhookConfiguration", "effects", [
+        hook("effects.example.com", setup[1].url + "/allow", setup[2]["ca_bundle"], sideEffects="Some")])
+    refused_config = kubectl(setup, "apply", "-f", "-", stdin=json.dumps(effects))
+    assert refused_config.returncode == 1
+    assert refused_config.stderr == (
+        'The ValidatingWebhookConfiguration "effects" is invalid: webhooks[0].sideEffects: Unsupported value: '
+        '"Some": supported values: "None", "NoneOnDryRun"\n')
 
 
 def test_the_python_client_gets_the_webhook_status(setup):
