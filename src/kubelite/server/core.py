@@ -180,9 +180,11 @@ class APIServer:
         return {"kind": r.list_kind or f"{r.kind}List", "apiVersion": r.api_version,
                 "metadata": metadata, "items": items}
 
-    def list_items(self, r, namespace: str, opts: ListOptions, keep: Callable) -> tuple[list, dict]:
+    def list_items(self, r, namespace: str, opts: ListOptions, keep: Callable, reader=None) -> tuple[list, dict]:
         """What `keep(kv)` makes of each stored object a LIST returns (None leaves it out, it
-        still counts for paging) and the list's metadata."""
+        still counts for paging) and the list's metadata. `reader` (the store by default) is
+        what the objects are read from: it has the store's `range` and `count`."""
+        reader = reader or self.store
         from kubelite.server.storage.errors import Compacted, FutureRevision
 
         prefix = self._prefix(r, namespace)
@@ -203,8 +205,8 @@ class APIServer:
         last_key = None
         try:
             while True:
-                page = self.store.range(prefix, start_after=start_after,
-                                        limit=(limit - len(items)) if limit else 0, revision=revision)
+                page = reader.range(prefix, start_after=start_after,
+                                    limit=(limit - len(items)) if limit else 0, revision=revision)
                 revision = page.revision
                 for kv in page.kvs:
                     last_key = kv.key

@@ -46,6 +46,7 @@ class ListFrame:
         self.kind = r.list_kind or f"{r.kind}List"
         self.api_version = r.api_version
         self.typed = not r.crd  # typed lists do not repeat kind/apiVersion on each item
+        self.served_as = (self.kind, self.api_version)
         self._bare = None  # split({}), computed once per request
 
 
@@ -92,7 +93,7 @@ class EncodedItems:
         """The cached entry for `kv`, or a new one made with `decode(kv)`; None if it cannot be
         spliced (the caller then encodes the list the ordinary way). With `keep_object` the
         entry also holds the item as a dict."""
-        served_as = (frame.kind, frame.api_version)
+        served_as = frame.served_as
         found = self._entries.get(kv.key)
         if found is not None and found.mod_revision == kv.mod_revision and found.served_as == served_as:
             if keep_object and found.obj is None:
@@ -122,8 +123,22 @@ _BY_API_LOCK = threading.Lock()
 
 def for_api(api) -> EncodedItems:
     """The cache of one APIServer (each server of a process has its own)."""
+    return _per_api(_BY_API, api, EncodedItems)
+
+
+_READERS: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()
+
+
+def reader_for(api):
+    """What one APIServer's LISTs read: its store, through watch caches (server.watchcache)."""
+    from kubelite.server.watchcache import WatchCaches
+
+    return _per_api(_READERS, api, lambda: WatchCaches(api.store))
+
+
+def _per_api(table, api, make):
     with _BY_API_LOCK:
-        cache = _BY_API.get(api)
-        if cache is None:
-            cache = _BY_API[api] = EncodedItems()
-        return cache
+        found = table.get(api)
+        if found is None:
+            found = table[api] = make()
+        return found

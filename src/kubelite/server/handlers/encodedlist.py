@@ -6,6 +6,8 @@ Everything else goes the ordinary way.
 """
 from __future__ import annotations
 
+import functools
+
 from kubelite.server import listcache
 from kubelite.server.handlers import table
 from kubelite.server.handlers.http import Request, Response
@@ -35,9 +37,10 @@ def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
     frame = listcache.ListFrame(r)
     cache = listcache.for_api(api)
     selector = opts.label_selector
+    decode = functools.partial(api._decode, r)
 
     def keep(kv):
-        entry = cache.entry(frame, kv, lambda kv: api._decode(r, kv))
+        entry = cache.entry(frame, kv, decode)
         if entry is None:
             raise _CannotSplice
         if selector is not None and not selector({"metadata": {"labels": entry.labels}}):
@@ -45,7 +48,7 @@ def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
         return entry.encoded
 
     try:
-        items, metadata = api.list_items(r, namespace, opts, keep)
+        items, metadata = api.list_items(r, namespace, opts, keep, listcache.reader_for(api))
     except _CannotSplice:
         return None
     around = frame.split(metadata)

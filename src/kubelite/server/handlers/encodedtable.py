@@ -7,6 +7,8 @@ with a mark in each row's `object` and the kept bytes go in the marks' places.
 """
 from __future__ import annotations
 
+import functools
+
 from kubelite.server import listcache
 from kubelite.server.handlers import table
 from kubelite.server.handlers.http import Request, Response, encode_json
@@ -30,9 +32,10 @@ def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
     frame = listcache.ListFrame(r)
     cache = listcache.for_api(api)
     selector = opts.label_selector
+    decode = functools.partial(api._decode, r)
 
     def keep(kv):
-        entry = cache.entry(frame, kv, lambda kv: api._decode(r, kv), keep_object=True)
+        entry = cache.entry(frame, kv, decode, keep_object=True)
         if entry is None:
             raise _Declined
         if selector is not None and not selector({"metadata": {"labels": entry.labels}}):
@@ -40,7 +43,7 @@ def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
         return entry
 
     try:
-        entries, metadata = api.list_items(r, namespace, opts, keep)
+        entries, metadata = api.list_items(r, namespace, opts, keep, listcache.reader_for(api))
         return Response(body=_encode(r, printer, entries, metadata, include, version))
     except (_Declined, printers.TableError):  # the ordinary way answers (or words the error)
         return None
