@@ -109,3 +109,34 @@ def test_the_python_client_gets_the_webhook_status(setup):
         client.close()
     users = {review["request"]["userInfo"]["username"] for review in webhook.reviews("/deny")}
     assert users == {"kubernetes-admin"}
+
+
+DIFFERENTIAL = [
+    (("create", "configmap", "bad-x", "--from-literal=k=v"), None),
+    (("apply", "-f", "-"), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bad-y"}}),
+    pytest.param(("apply", "-f", "-"), {"apiVersion": "v1", "kind": "ConfigMap",
+                                        "metadata": {"name": "web-diff", "labels": {"app": "web"}}},
+                 marks=pytest.mark.xfail(strict=True, reason="kubelite's client does not print the server's "
+                                                             "Warning headers (kubectl: 'Warning: ...' on stderr)")),
+    (("create", "configmap", "web-dry", "--from-literal=k=v", "--dry-run=server", "-o", "name"), None),
+]
+
+
+@pytest.mark.parametrize("args,document", DIFFERENTIAL, ids=["create-denied", "apply-denied", "apply-mutated",
+                                                              "create-dry-run"])
+def test_kubelite_prints_what_kubectl_prints(setup, args, document):
+    import subprocess
+    import sys
+
+    server = setup[0]
+    apply_configurations(setup)
+    stdin = json.dumps(document) if document else None
+    outputs = []
+    for command in ([sys.executable, "-m", "kubelite", "--kubeconfig", str(server.kubeconfig)], None):
+        if command is None:
+            done = kubectl(setup, *args, stdin=stdin)
+        else:
+            done = subprocess.run([*command, *args], input=stdin, capture_output=True, text=True, timeout=120)
+        outputs.append((done.returncode, done.stdout, done.stderr))
+        kubectl(setup, "delete", "configmap", "web-diff", "--ignore-not-found")
+    assert outputs[0] == outputs[1]
