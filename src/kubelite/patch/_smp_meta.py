@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from kubelite.patch import PatchError
-from kubelite.patch._smp_go import dedupe_scalars, fmt_v, kind_of, scalar_key, sort_by_string, stable_sort, type_name
+from kubelite.patch._smp_go import _quote, dedupe_scalars, fmt_v, kind_of, scalar_key, sort_by_string, stable_sort, type_name
 
 DIRECTIVE = "$patch"
 DELETE = "delete"
@@ -55,7 +55,12 @@ class Meta(NamedTuple):
 def _field(schema: Any, key: str, path: str) -> Any:
     sub = schema.field(key) if schema is not None else None
     if sub is None:
-        where = getattr(schema, "name", None) or getattr(schema, "type", "value")
+        name = getattr(schema, "name", None)
+        if name:
+            # apimachinery names the Go struct, the definition name's last part (DeploymentSpec)
+            raise fail(f"unable to find api field in struct {name.rsplit('.', 1)[-1]} for the json field "
+                       f"{_quote(key)}", join(path, key))
+        where = getattr(schema, "type", None) or "value"
         raise fail(f'unable to find api field "{key}" in {where}', join(path, key))
     return sub
 

@@ -63,6 +63,11 @@ def patch_local(obj: dict, patch_text: str | bytes, patch_type: str = "strategic
         raise PatchError(_kubectl_text(err)) from None
     except RecursionError:
         raise PatchError("document is nested too deeply to patch") from None
+    if isinstance(result, (list, str, bool, int, float)):
+        # kubectl decodes the result into a struct first: only an object (or null) fits
+        from kubelite.schema.gojson import json_kind
+
+        raise PatchError(f"json: cannot unmarshal {json_kind(result)} into Go value of type unstructured.detector")
     if not isinstance(result, dict) or not _kind_of(result):
         raise PatchError(f"Object 'Kind' is missing in '{marshal(result)}'")
     # kubectl encodes the patched object and decodes it again: 1.0 comes back as 1.
