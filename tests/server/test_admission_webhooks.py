@@ -49,6 +49,8 @@ def answer(path: str, review: dict):
             return allow(review)
         labels["b"] = "1"
         return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": labels}])
+    if route == "/hpa-v1":
+        return answer_hpa(review)
     if route == "/text":
         return 200, "text/plain", b"hello"
     if route == "/not-json":
@@ -469,3 +471,38 @@ def test_invalid_configurations_are_refused_with_kube_apiserver_messages(api, ce
         assert refused.json()["message"] == prefix + "[" + message + "]"
     else:
         assert refused.json()["message"] == prefix + message
+
+
+def answer_hpa(review: dict):
+    return json_patch(review, [{"op": "replace", "path": "/spec/maxReplicas", "value": 7}])
+
+
+HPA = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "scaler"},
+       "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 1, "maxReplicas": 3,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                    "type": "Utilization", "averageUtilization": 50}}}]}}
+
+
+@pytest.mark.parametrize("policy", ["Equivalent", "Exact"])
+def test_match_policy_equivalent_presents_the_object_in_the_webhooks_version(api, webhook, certs, policy):
+    entry = hook("hpa.example.com", webhook.url + "/hpa-v1", certs["ca_bundle"], matchPolicy=policy)
+    entry["rules"] = [{"operations": ["CREATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v1"],
+                       "resources": ["horizontalpodautoscalers"]}]
+    path = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
+    before = len(webhook.reviews("/hpa-v1"))
+    with mutating(api, entry):
+        created = api.post(path, json=HPA)
+    assert created.status_code == 201, created.text
+    api.delete(f"{path}/scaler")
+    calls = webhook.reviews("/hpa-v1")[before:]
+    if policy == "Exact":
+        assert calls == [] and created.json()["spec"]["maxReplicas"] == 3
+        return
+    request = calls[0]["request"]
+    assert request["kind"] == {"group": "autoscaling", "version": "v1", "kind": "HorizontalPodAutoscaler"}
+    assert request["requestKind"]["version"] == "v2"
+    assert request["object"]["apiVersion"] == "autoscaling/v1"
+    assert request["object"]["spec"]["targetCPUUtilizationPercentage"] == 50
+    assert created.json()["spec"]["maxReplicas"] == 7  # the v1 patch, converted back
+    assert created.json()["spec"]["metrics"] == HPA["spec"]["metrics"]

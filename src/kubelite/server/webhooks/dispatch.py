@@ -17,6 +17,7 @@ from kubelite.server import errors
 from kubelite.server.webhooks import caller, review
 from kubelite.server.webhooks.config import GROUP, MUTATING, VALIDATING, Configurations
 from kubelite.server.webhooks.matching import Attributes, Matcher
+from kubelite.server.webhooks.versions import to_version
 
 log = logging.getLogger("kubelite.server.webhooks")
 
@@ -97,14 +98,14 @@ class WebhookAdmission:
                                                                        "error calling webhook")))
         if not patch:
             return False
-        patched = self._apply_patch(hook, attr, patch, response.get("patchType"))
+        patched = self._apply_patch(hook, invocation, attr, patch, response.get("patchType"))
         if patched is None:
             return False
         changed = patched != attr.obj
         attr.obj = patched
         return changed
 
-    def _apply_patch(self, hook, attr: Attributes, patch: bytes, patch_type) -> dict | None:
+    def _apply_patch(self, hook, invocation, attr: Attributes, patch: bytes, patch_type) -> dict | None:
         from kubelite.patch import PatchError, json_patch
 
         try:
@@ -128,13 +129,14 @@ class WebhookAdmission:
         if patch_type != "JSONPatch":
             self._failed(hook, _CallingError(hook.name, f'unsupported patch type "{patch_type}"', denied(hook.name, None)))
             return None
+        seen = to_version(attr.obj, invocation.group, invocation.version, invocation.kind)
         try:
-            patched = json_patch.apply(attr.obj, ops, kubectl_compat=True)
+            patched = json_patch.apply(seen, ops, kubectl_compat=True)
         except PatchError as err:
             raise errors.internal_error(getattr(err, "reason", None) or str(err)) from None
         if not isinstance(patched, dict):
             raise errors.internal_error("Object 'Kind' is missing in patched object")
-        return patched
+        return to_version(patched, attr.group, attr.version, attr.kind)
 
     # -- validating ------------------------------------------------------------------------------
 
@@ -177,7 +179,9 @@ class WebhookAdmission:
                                            "AdmissionReview versions (v1, v1beta1)",
                                 errors.bad_request("error creating admission objects"))
         uid = review.new_uid()
-        body = review.request(uid, attr, invocation)
+        body = review.request(uid, attr, invocation,
+                              to_version(attr.obj, invocation.group, invocation.version, invocation.kind),
+                              to_version(attr.old, invocation.group, invocation.version, invocation.kind))
         timeout = _timeout(spec.get("timeoutSeconds"))
         try:
             target = self.resolver.target(spec.get("clientConfig") or {})

@@ -18,8 +18,9 @@ class InvalidResponse(Exception):
     """The webhook answered, but not with a usable AdmissionReview."""
 
 
-def request(uid: str, attr, invocation) -> dict:
-    """The AdmissionReview sent for `attr`, presented as `invocation`'s group/version/kind."""
+def request(uid: str, attr, invocation, obj: dict | None, old: dict | None) -> dict:
+    """The AdmissionReview sent for `attr`, presented as `invocation`'s group/version/kind (`obj`
+    and `old` already in that version)."""
     user = attr.user.to_api() if hasattr(attr.user, "to_api") else {"username": str(attr.user or "")}
     body = {
         "uid": uid,
@@ -31,8 +32,8 @@ def request(uid: str, attr, invocation) -> dict:
         "namespace": attr.namespace,
         "operation": attr.operation,
         "userInfo": user,
-        "object": as_served(attr.obj) if attr.obj is not None else None,
-        "oldObject": as_served(attr.old) if attr.old is not None else None,
+        "object": as_served(obj) if obj is not None else None,
+        "oldObject": as_served(old) if old is not None else None,
         "dryRun": bool(attr.dry_run),
         "options": attr.options or None,
     }
