@@ -109,13 +109,17 @@ class ApiClient:
                 return None
             raise
 
+    # The API server copies the body it is handed (core._check_body) before it changes anything,
+    # as it does for a decoded request: create and update pass the controller's object as is.
+
     def create(self, rid: str, obj: dict) -> dict:
         namespace = (obj.get("metadata") or {}).get("namespace", "")
-        return self.api.create(self.resource(rid), namespace, clone(obj), self._opts).obj
+        return self.api.create(self.resource(rid), namespace, obj, self._opts).obj
 
     def update(self, rid: str, obj: dict, subresource: str = "") -> dict:
         meta = obj["metadata"]
-        return self.api.update(self.resource(rid), meta.get("namespace", ""), meta["name"], clone(obj),
+        body = clone(obj) if subresource == "scale" else obj  # a scale body is not copied there
+        return self.api.update(self.resource(rid), meta.get("namespace", ""), meta["name"], body,
                                self._opts, subresource=subresource).obj
 
     def update_status(self, rid: str, obj: dict) -> dict:
