@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 from typing import Callable
 
-from kubelite.describe import kinds
+from kubelite.describe import hpa, kinds
 from kubelite.describe.generic import generic
 
 DESCRIBERS: dict[tuple[str, str], Callable] = {
@@ -25,6 +25,7 @@ DESCRIBERS: dict[tuple[str, str], Callable] = {
     ("discovery.k8s.io", "EndpointSlice"): kinds.endpointslice,
     ("", "LimitRange"): kinds.limitrange,
     ("", "ResourceQuota"): kinds.resourcequota,
+    ("autoscaling", "HorizontalPodAutoscaler"): hpa.hpa,
 }
 
 
