@@ -49,6 +49,8 @@ def answer(path: str, review: dict):
             return allow(review)
         labels["b"] = "1"
         return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": labels}])
+    if route == "/bad-patch":
+        return json_patch(review, [{"op": "remove", "path": "/nope"}])
     if route == "/hpa-v1":
         return answer_hpa(review)
     if route == "/text":
@@ -506,3 +508,13 @@ def test_match_policy_equivalent_presents_the_object_in_the_webhooks_version(api
     assert request["object"]["spec"]["targetCPUUtilizationPercentage"] == 50
     assert created.json()["spec"]["maxReplicas"] == 7  # the v1 patch, converted back
     assert created.json()["spec"]["metrics"] == HPA["spec"]["metrics"]
+
+
+def test_a_patch_that_does_not_apply_is_an_internal_error_whatever_the_policy(api, webhook, certs):
+    with mutating(api, hook("badpatch.example.com", webhook.url + "/bad-patch", certs["ca_bundle"],
+                            failurePolicy="Ignore")):
+        refused = api.post(CONFIGMAPS, json=configmap("unpatchable"))
+    assert refused.status_code == 500
+    assert refused.json()["message"] == ("Internal error occurred: error in remove for path: '/nope': Unable to remove "
+                                         "nonexistent key: nope: missing value")
+    assert api.get(f"{CONFIGMAPS}/unpatchable").status_code == 404

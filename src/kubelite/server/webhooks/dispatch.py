@@ -133,7 +133,7 @@ class WebhookAdmission:
         try:
             patched = json_patch.apply(seen, ops, kubectl_compat=True)
         except PatchError as err:
-            raise errors.internal_error(getattr(err, "reason", None) or str(err)) from None
+            raise errors.internal_error(str(err)) from None  # the json-patch library's own text
         if not isinstance(patched, dict):
             raise errors.internal_error("Object 'Kind' is missing in patched object")
         return to_version(patched, attr.group, attr.version, attr.kind)
