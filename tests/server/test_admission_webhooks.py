@@ -78,7 +78,8 @@ server: WebhookServer  # the module's webhook server, for /slow
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory):
     return make_certificates(tmp_path_factory.mktemp("webhook-pki"),
-                             hostnames=("localhost", "hooks.default.svc"))
+                             hostnames=("localhost", "hooks.default.svc", "hooks-slice.default.svc",
+                                        "hooks-ext.default.svc"))
 
 
 @pytest.fixture(scope="module")
@@ -518,3 +519,36 @@ def test_a_patch_that_does_not_apply_is_an_internal_error_whatever_the_policy(ap
     assert refused.json()["message"] == ("Internal error occurred: error in remove for path: '/nope': Unable to remove "
                                          "nonexistent key: nope: missing value")
     assert api.get(f"{CONFIGMAPS}/unpatchable").status_code == 404
+
+
+def service_hook(name: str, service: str, certs) -> dict:
+    entry = hook(name, "", certs["ca_bundle"])
+    entry["clientConfig"] = {"service": {"namespace": "default", "name": service, "path": "/deny"},
+                             "caBundle": certs["ca_bundle"]}
+    return entry
+
+
+def test_service_reference_resolved_through_endpoint_slices_and_external_names(api, webhook, certs):
+    sliced = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hooks-slice"},
+              "spec": {"ports": [{"port": 8443, "targetPort": webhook.port}]}}
+    endpoint_slice = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                      "metadata": {"name": "hooks-slice-1", "labels": {"kubernetes.io/service-name": "hooks-slice"}},
+                      "addressType": "IPv4", "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": True}}],
+                      "ports": [{"port": webhook.port}]}
+    external = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hooks-ext"},
+                "spec": {"type": "ExternalName", "externalName": "localhost"}}
+    assert api.post("/api/v1/namespaces/default/services", json=sliced).status_code == 201
+    assert api.post("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", json=endpoint_slice
+                    ).status_code == 201
+    assert api.post("/api/v1/namespaces/default/services", json=external).status_code == 201
+    by_slice = service_hook("slice.example.com", "hooks-slice", certs)
+    by_slice["clientConfig"]["service"]["port"] = 8443
+    with validating(api, by_slice):
+        refused = api.post(CONFIGMAPS, json=configmap("bad-via-slice"))
+    assert refused.status_code == 403, refused.text
+    by_name = service_hook("ext.example.com", "hooks-ext", certs)
+    by_name["clientConfig"]["service"]["port"] = webhook.port
+    with validating(api, by_name):
+        refused = api.post(CONFIGMAPS, json=configmap("bad-via-external-name"))
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["message"].startswith('admission webhook "ext.example.com" denied the request')
