@@ -236,6 +236,10 @@ class LocalServer:
 
         # Service-account tokens stay valid across restarts: the signing key lives with the CA.
         self.api.sa_signer = Signer.load_or_create(data_dir / "pki" / KEY_FILE)
+        from kubelite.server.controllers.csr_signing import SigningCA
+
+        # kube-controller-manager's --cluster-signing-cert/key-file: approved CSRs are signed by the CA.
+        self.api.csr_signing_ca = SigningCA.from_pki(data_dir / "pki")
         self.app = self.cluster.app
 
     def close(self) -> None:

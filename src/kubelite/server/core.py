@@ -278,6 +278,10 @@ class APIServer:
         obj = self.admission.allocate(r, obj)
         if not applied:  # an apply's managedFields are already final
             obj = self.fields.record_update(r, None, obj, opts.field_manager)
+        from kubelite.server import csr
+
+        if csr.handles(r):  # the requester, recorded after field management as the strategy does
+            csr.prepare_create(obj, opts.user)
         obj = _ordered(obj)
         if opts.dry_run:
             # kube-apiserver's dry-run storage only looks for an existing key: a resourceVersion
@@ -715,6 +719,12 @@ class APIServer:
 
         new = gobytes.canonical(clone(new), r)
         new["apiVersion"], new["kind"] = r.api_version, r.kind
+        from kubelite.server import csr
+
+        if csr.handles(r):  # spec, status and approval each change only through their own door
+            new = csr.prepare_update(old, new, subresource, self.clock.rfc3339())
+            if subresource:
+                return new
         meta = new.setdefault("metadata", {})
         old_meta = old["metadata"]
         if subresource == "finalize":

@@ -10,6 +10,7 @@ def default_controllers() -> list[type]:
     from kubelite.server.controllers.clusterrole_aggregation import ClusterRoleAggregation
     from kubelite.server.controllers.crd import CRDRegistryController
     from kubelite.server.controllers.cronjob import CronJobController
+    from kubelite.server.controllers.csr_signing import CSRSigningController
     from kubelite.server.controllers.daemonset import DaemonSetController
     from kubelite.server.controllers.deployment import DeploymentController
     from kubelite.server.controllers.disruption import DisruptionController
@@ -34,7 +35,7 @@ def default_controllers() -> list[type]:
             SimulatedNodes, NodeLifecycle, TaintEviction, Scheduler, SimulatedKubelet, TTLAfterFinishedController, CronJobController,
             EndpointsController, EndpointSliceController, EndpointSliceMirroringController, StatefulSetController, DaemonSetController,
             SystemNamespaces, DisruptionController, ClusterRoleAggregation, ServiceAccountTokens,
-            HorizontalPodAutoscalerController]
+            HorizontalPodAutoscalerController, CSRSigningController]
 
 
 # The API server's own followers: they are not kube-controller-manager controllers and run

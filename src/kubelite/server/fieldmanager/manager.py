@@ -62,7 +62,7 @@ class FieldManager:
         if late:
             return lambda p: p not in _STRIPPED and p[:len(late)] != late and not (
                 r.subresource("status") is not None and p and p[0] == "f:status")
-        if subresource == "status":
+        if subresource in ("status", "approval"):  # a CSR's approval writes only status.conditions
             return lambda p: p not in _STRIPPED and bool(p) and p[0] == "f:status"
         if r.subresource("status") is not None:
             return lambda p: p not in _STRIPPED and not (p and p[0] == "f:status")

@@ -41,7 +41,7 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         if verb != "update":  # a namespace's finalize takes only PUT
             raise errors.method_not_allowed()
     elif info.subresource:
-        if r.subresource(info.subresource) is None or info.subresource not in ("status", "scale"):
+        if r.subresource(info.subresource) is None or info.subresource not in ("status", "scale", "approval"):
             if r.crd and info.name:
                 # apiextensions answers an undeclared subresource as a missing object.
                 raise errors.not_found(r.group, r.resource, info.name)
