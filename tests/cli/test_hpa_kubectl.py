@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
-import sys
 
 import pytest
 
-from cli_support import CLI, KUBECTL, kubelite_argv
+from cli_support import CLI
 from pod_cli_support import normalised
-
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "server"))
-from test_serve_support import serving  # noqa: E402
+from served_sides import served_sides
 
 pytestmark = pytest.mark.kubectl
 
@@ -98,14 +94,7 @@ def _wait(kubectl: CLI, target: str, jsonpath: str) -> None:
 
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory):
-    if not shutil.which(KUBECTL):
-        pytest.skip("kubectl not installed")
-    base = tmp_path_factory.mktemp("hpa")
-    with serving(base, "--nodes", "1") as server:
-        kubectl = CLI(base, [KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(base / "c")])
-        kubelite = CLI(base, kubelite_argv() + ["--kubeconfig", str(server.kubeconfig)])
-        made = kubectl.run("create", "-f", "-", stdin=WORKLOADS)
-        assert made.returncode == 0, made.stderr
+    with served_sides(tmp_path_factory.mktemp("hpa"), WORKLOADS, "--nodes", "1") as (kubectl, kubelite):
         for target in ("web", "bare"):
             made = kubectl.run("autoscale", "deployment", target, "--cpu-percent=50", "--min=1", "--max=3")
             assert made.returncode == 0, made.stderr

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
-import sys
 
 import pytest
 
-from cli_support import CLI, KUBECTL, kubelite_argv
-
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "server"))
-from test_serve_support import serving  # noqa: E402
+from cli_support import CLI
+from served_sides import served_sides
 
 pytestmark = pytest.mark.kubectl
 
@@ -83,14 +79,7 @@ _AGE = re.compile(r"age: [0-9hms.]+")
 
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory):
-    if not shutil.which(KUBECTL):
-        pytest.skip("kubectl not installed")
-    base = tmp_path_factory.mktemp("top")
-    with serving(base, "--nodes", "2") as server:
-        kubectl = CLI(base, [KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(base / "c")])
-        kubelite = CLI(base, kubelite_argv() + ["--kubeconfig", str(server.kubeconfig)])
-        made = kubectl.run("create", "-f", "-", stdin=WORKLOADS)
-        assert made.returncode == 0, made.stderr
+    with served_sides(tmp_path_factory.mktemp("top"), WORKLOADS, "--nodes", "2") as (kubectl, kubelite):
         running = kubectl.run("wait", "--for=jsonpath={.status.phase}=Running", "pod/web", "pod/hot", "pod/bare",
                               "--timeout=60s")
         assert running.returncode == 0, running.stderr
@@ -119,11 +108,7 @@ def test_figures_follow_the_simulated_usage(sides):
 
 
 def test_without_the_metrics_api(tmp_path):
-    if not shutil.which(KUBECTL):
-        pytest.skip("kubectl not installed")
-    with serving(tmp_path, "--controllers=-*") as server:
-        kubectl = CLI(tmp_path, [KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(tmp_path / "c")])
-        kubelite = CLI(tmp_path, kubelite_argv() + ["--kubeconfig", str(server.kubeconfig)])
+    with served_sides(tmp_path, "", "--controllers=-*") as (kubectl, kubelite):
         for command in ("top node", "top pod -A"):
             ours = _result(kubelite, command)
             assert ours == _result(kubectl, command)
