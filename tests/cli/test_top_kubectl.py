@@ -72,6 +72,9 @@ CASES = [
     "top pod --field-selector=spec.nodeName=node-a", "top pod --field-selector=x", "top pod -n other",
     "top pod -n empty", "top pod -n empty -A", "top pod pending -n other", "top pod nope", "top pod a b",
     "top pod web -l a=b", "top pod --sort-by=name", "top pod -A web",
+    # the metrics objects themselves, as metrics-server's Tables print them
+    "get podmetrics", "get podmetrics.metrics.k8s.io -A", "get nodemetrics", "get nodes.metrics.k8s.io node-a",
+    "get podmetrics web -o name", "get podmetrics -l app=hot", "get nodemetrics node-z",
 ]
 
 _AGE = re.compile(r"age: [0-9hms.]+")
