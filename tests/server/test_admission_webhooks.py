@@ -49,6 +49,8 @@ def answer(path: str, review: dict):
             return allow(review)
         labels["b"] = "1"
         return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": labels}])
+    if route == "/trickle":
+        return "trickle"  # headers now, then a byte at a time until released (WebhookServer)
     if route == "/bad-patch":
         return json_patch(review, [{"op": "remove", "path": "/nope"}])
     if route == "/hpa-v1":
@@ -552,3 +554,10 @@ def test_service_reference_resolved_through_endpoint_slices_and_external_names(a
         refused = api.post(CONFIGMAPS, json=configmap("bad-via-external-name"))
     assert refused.status_code == 403, refused.text
     assert refused.json()["message"].startswith('admission webhook "ext.example.com" denied the request')
+
+
+def test_a_webhook_that_trickles_its_answer_is_cut_off_at_its_timeout(api, webhook, certs):
+    with validating(api, hook("trickle.example.com", webhook.url + "/trickle", certs["ca_bundle"], timeoutSeconds=1)):
+        refused = api.post(CONFIGMAPS, json=configmap("trickled"))
+    assert refused.status_code == 500
+    assert refused.json()["message"].endswith(f'Post "{webhook.url}/trickle?timeout=1s": context deadline exceeded')

@@ -73,7 +73,8 @@ def json_patch(review: dict, ops: list, **response) -> dict:
 
 class WebhookServer:
     """HTTPS on 127.0.0.1: each POST is recorded (path, AdmissionReview) and answered by
-    `answer(path, review)`, which returns a dict (sent as JSON) or (status, content_type, bytes)."""
+    `answer(path, review)`, which returns a dict (sent as JSON), (status, content_type, bytes), or
+    "trickle" (an answer that never completes)."""
 
     def __init__(self, certificates: dict, answer: Callable[[str, dict], object]):
         self.answer = answer
@@ -91,6 +92,9 @@ class WebhookServer:
                     review = {"raw": raw.decode("utf-8", "replace")}
                 outer.requests.append((self.path, review))
                 result = outer.answer(self.path, review)
+                if result == "trickle":
+                    self._trickle()
+                    return
                 if isinstance(result, tuple):
                     status, content_type, body = result
                 else:
@@ -103,6 +107,21 @@ class WebhookServer:
                     self.wfile.write(body)
                 except OSError:
                     pass  # the API server gave up (timeout) and closed the connection
+
+            def _trickle(self):
+                """Headers at once, then one byte of the body every 0.2 s until the test ends: each
+                read is quick, the whole answer never completes."""
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", "100000")
+                    self.end_headers()
+                    self.wfile.write(b"{")
+                    while not outer.released.wait(0.2):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                except OSError:
+                    pass  # the API server gave up and closed the connection
 
             def log_message(self, *args):
                 pass

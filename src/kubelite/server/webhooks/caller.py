@@ -142,17 +142,34 @@ def post(target: Target, ca_bundle: str | None, body: dict, timeout: int) -> obj
         headers["Host"] = parts.netloc
         extensions["sni_hostname"] = target.server_name
     data = json.dumps(body, separators=(",", ":")).encode()
-    try:
-        with httpx.Client(verify=_ssl_context(ca_bundle), timeout=httpx.Timeout(float(timeout)),
-                          trust_env=False) as client:
-            response = client.post(connect, content=data, headers=headers, extensions=extensions)
-    except httpx.TimeoutException:
-        raise CallFailed(f'Post "{shown}": context deadline exceeded') from None
-    except httpx.ConnectError as err:
-        raise CallFailed(f'Post "{shown}": {_dial_error(err, connect)}') from None
-    except httpx.HTTPError:
-        raise CallFailed(f'Post "{shown}": EOF') from None
-    return _decode(response)
+    client = httpx.Client(verify=_ssl_context(ca_bundle), timeout=httpx.Timeout(float(timeout)), trust_env=False)
+    outcome: list = []
+
+    def call() -> None:
+        try:
+            outcome.append(client.post(connect, content=data, headers=headers, extensions=extensions))
+        except Exception as err:  # noqa: BLE001 (handed to the caller's thread)
+            outcome.append(err)
+
+    # httpx bounds each phase (connect, each read); Go bounds the whole call by the webhook's
+    # timeout: the call runs beside us and is abandoned (its connection closed) at the deadline.
+    worker = threading.Thread(target=call, name="kubelite-webhook-call", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not outcome:
+        client.close()
+        raise CallFailed(f'Post "{shown}": context deadline exceeded')
+    client.close()
+    result = outcome[0]
+    if isinstance(result, httpx.TimeoutException):
+        raise CallFailed(f'Post "{shown}": context deadline exceeded')
+    if isinstance(result, httpx.ConnectError):
+        raise CallFailed(f'Post "{shown}": {_dial_error(result, connect)}')
+    if isinstance(result, httpx.HTTPError):
+        raise CallFailed(f'Post "{shown}": EOF')
+    if isinstance(result, Exception):
+        raise result
+    return _decode(result)
 
 
 def _dial_error(err: Exception, url: str) -> str:
