@@ -182,3 +182,20 @@ def test_v2_average_value_and_behavior_policies(cluster, api):
     for _ in range(3):
         cluster.advance(15)
     assert _replicas(api) == 2
+
+
+def test_two_hpas_over_the_same_pods_both_stop(cluster, api):
+    _deployment(api, replicas=2)
+    assert cluster.settle()
+    _steer(api, CPU_ANNOTATION, "50m")  # neither HPA would change anything on its first pass
+    _autoscale(cluster, api)
+    hpa = create_hpa("nginx", "apps/v1", "Deployment", max_replicas=4, cpu_percent=80, name="second")
+    assert api.post(f"/apis/autoscaling/v1/namespaces/{NS}/horizontalpodautoscalers", json=hpa).status_code == 201
+    assert cluster.settle()
+    cluster.advance(15)
+    cluster.advance(15)  # each has read its target's selector once: now both see the other
+    message = "pods by selector app=nginx are controlled by multiple HPAs: [default/nginx default/second]"
+    for name in ("nginx", "second"):
+        assert _conditions(_hpa(api, name))["ScalingActive"] == ("False", "AmbiguousSelector", message)
+    assert ("Warning", "FailedComputeMetricsReplicas", message, "horizontal-pod-autoscaler") in _events(api)
+    assert _replicas(api) == 2

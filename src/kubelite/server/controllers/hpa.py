@@ -51,6 +51,9 @@ class HorizontalPodAutoscalerController(Controller):
         self._recommendations: dict[str, hpa_math.Recommendations] = {}
         self._ups: dict[str, hpa_math.ScaleEvents] = {}
         self._downs: dict[str, hpa_math.ScaleEvents] = {}
+        # The pod selector of each HPA's target as last read (None until its first pass), to find
+        # pods that several HPAs would scale.
+        self._selectors: dict[str, object] = {}
 
     def handle(self, rid, event_type, obj, old) -> None:
         if rid != HPA:
@@ -59,11 +62,17 @@ class HorizontalPodAutoscalerController(Controller):
         if event_type == "DELETED":
             self._forget(key)
         else:
+            self._selectors.setdefault(key, None)
             self.queue.add_after(key, RESYNC)
 
     def _forget(self, key: str) -> None:
-        for state in (self._recommendations, self._ups, self._downs):
+        for state in (self._recommendations, self._ups, self._downs, self._selectors):
             state.pop(key, None)
+
+    def controllers_of(self, namespace: str, pods: list[dict]) -> list[str]:
+        """The HPAs of `namespace` whose targets' selectors pick any of `pods`."""
+        return sorted(key for key, matches in self._selectors.items()
+                      if matches is not None and split_key(key)[0] == namespace and any(matches(p) for p in pods))
 
     def sync(self, key: str) -> None:
         ns, name = split_key(key)
@@ -252,8 +261,17 @@ class Reconcile:
             self.c.events.warning(self.hpa, "InvalidSelector", message)
             self._condition("ScalingActive", "False", "InvalidSelector", message)
             raise _Problem(message) from None
+        if self.key in self.c._selectors:
+            self.c._selectors[self.key] = matches
         ns = self.hpa["metadata"].get("namespace", "")
-        return self.c.cache.list("pods", ns, where=matches)
+        pods = self.c.cache.list("pods", ns, where=matches)
+        owners = self.c.controllers_of(ns, pods)
+        if len(owners) > 1:
+            message = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(owners)}]"
+            self.c.events.warning(self.hpa, "AmbiguousSelector", message)
+            self._condition("ScalingActive", "False", "AmbiguousSelector", message)
+            raise _Problem(message)
+        return pods
 
     def _metric(self, spec: dict, current: int, pods: list[dict]) -> tuple[int, str, dict]:
         kind = spec.get("type")
