@@ -31,11 +31,11 @@ COMMANDS = [
     "rollout", "rollout status", "rollout history", "rollout undo", "rollout pause", "rollout resume", "rollout restart",
     "cordon", "uncordon", "drain", "taint", "top", "top node", "top pod",
     "logs", "attach", "exec", "port-forward", "cp", "debug", "events", "wait", "auth can-i", "auth whoami",
-    "plugin", "plugin list",
+    "plugin", "plugin list", "completion", "certificate", "certificate approve", "certificate deny",
 ]
 # kubectl subcommands kubelite does not have
 NOT_IMPLEMENTED: dict = {}
-NOT_IMPLEMENTED_TOP = {"certificate", "proxy", "completion"}
+NOT_IMPLEMENTED_TOP = {"proxy"}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)
 MISSING_FLAGS = {
     "kustomize": {"--enable-helm", "--helm-api-versions", "--helm-command", "--helm-debug", "--helm-kube-version",

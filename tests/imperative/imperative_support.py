@@ -24,8 +24,8 @@ needs_kubectl = pytest.mark.skipif(not have_kubectl(), reason="needs /usr/bin/ku
 
 
 def normalize(text: str) -> str:
-    """klog lines carry a time and a pid."""
-    return _KLOG.sub("E0000 00:00:00.000000 PID ", text)
+    """klog lines carry a time and a pid; a usage hint names the program (kubelite where kubectl)."""
+    return _KLOG.sub("E0000 00:00:00.000000 PID ", text).replace("See 'kubectl ", "See 'kubelite ")
 
 
 def kubectl_many(argvs, stdin=None, env_extra=None):

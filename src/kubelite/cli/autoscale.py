@@ -36,7 +36,7 @@ def _int32(flag: str, text: str) -> int:
     if value is None or not -2**31 <= value < 2**31:
         problem = "invalid syntax" if value is None else "value out of range"
         sys.stderr.write(f'Error: invalid argument "{text}" for "--{flag}" flag: strconv.ParseInt: parsing "{text}": '
-                         f"{problem}\nSee 'kubectl autoscale --help' for usage.\n")
+                         f"{problem}\nSee 'kubelite autoscale --help' for usage.\n")
         raise common.Failed(1)
     return value
 

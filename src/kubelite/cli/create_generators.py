@@ -445,7 +445,7 @@ def _subtype_missing(key: str, rest: list[str]) -> int:
 
         sys.stdout.write(render(HELP[f"create {key}"]))
         return 0
-    sys.stderr.write(f"error: unknown command \"{rest[0] if rest else ''}\" for \"kubectl create {key}\"\n"
+    sys.stderr.write(f"error: unknown command \"{rest[0] if rest else ''}\" for \"kubelite create {key}\"\n"
                      if rest else "")
     if not rest:
         sys.stderr.write(f"Usage: kubelite create {key} ({'|'.join(SUBTYPES[key])}) NAME [flags]\n")
@@ -461,10 +461,10 @@ def _create(spec: Spec, args, command: list[str]) -> int:
         raise common.Failed(1)
     if len(args.args) != 1:
         raise common.UsageError(f"error: exactly one NAME is required, got {len(args.args)}\n"
-                                f"See 'kubectl create {spec.path} -h' for help and examples")
+                                f"See 'kubelite create {spec.path} -h' for help and examples")
     if command and not spec.wants_command:
         raise common.UsageError(f"error: exactly one NAME is required, got {len(args.args) + len(command)}\n"
-                                f"See 'kubectl create {spec.path} -h' for help and examples")
+                                f"See 'kubelite create {spec.path} -h' for help and examples")
     output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
     ctx = Context(args.args[0], args.namespace or None, command, None, sys.stderr)

@@ -535,6 +535,7 @@ TOP_GROUPS = (
         ("scale", "Change the number of replicas of a deployment, replica set or replication controller"),
         ("autoscale", "Scale a deployment, replica set, stateful set or replication controller automatically"))),
     ("Cluster Management Commands", (
+        ("certificate", "Approve or deny certificate signing requests"),
         ("cluster-info", "Print the addresses of the cluster's services"),
         ("top", "Show how much CPU and memory nodes or pods use"),
         ("cordon", "Mark nodes as unschedulable"),
@@ -560,7 +561,8 @@ TOP_GROUPS = (
         ("kustomize", "Build the objects a kustomization describes"))),
     ("Settings Commands", (
         ("label", "Change the labels of objects"),
-        ("annotate", "Change the annotations of objects"))),
+        ("annotate", "Change the annotations of objects"),
+        ("completion", "Print a shell script that completes kubelite command lines"))),
     ("Other Commands", (
         ("api-resources", "List the resource types the server offers"),
         ("api-versions", "List the API versions the server offers, as group/version"),

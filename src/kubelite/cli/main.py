@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "events": "kubelite.cli.events",
     "wait": "kubelite.cli.wait",
     "plugin": "kubelite.cli.plugins",
+    "completion": "kubelite.cli.completion",
 }
 
 
@@ -56,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     from kubelite.cli import command_line
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("__complete", "__completeNoDesc"):  # what the completion scripts ask
+        from kubelite.cli.completion import run_complete
+
+        return run_complete(argv[1:], descriptions=argv[0] == "__complete")
     path, rest = command_line.find(argv)  # as cobra finds it: flags may stand anywhere
     if not path:
         return _root(argv, rest)

@@ -1,4 +1,5 @@
-"""Help texts of `kubelite plugin` and `plugin list` (kubectl's layout, kubelite's words)."""
+"""Help texts of the commands that extend the command line: `plugin`, `plugin list` and `completion`
+(kubectl's layout, kubelite's words)."""
 from __future__ import annotations
 
 from kubelite.cli.help import Help
@@ -20,4 +21,14 @@ HELP = {h.command: h for h in [
           ("Only the file names", ("plugin list --name-only",))),
          defaults={"name-only": "false"},
          docs={"name-only": "Print each plugin's file name instead of its full path."}),
+    Help("completion", "Print a script that completes kubelite command lines in bash, zsh, fish or PowerShell.\n\n"
+         " The script asks kubelite itself what may come next: commands and subcommands, flag values such as "
+         "namespaces, contexts and output formats, resource types, and the names of objects on the cluster "
+         "the command line points at. Load it in the shell's startup file to have it in every shell.",
+         "completion SHELL [options]",
+         (("bash: for this shell, then for every new one",
+           ("source <(kubelite completion bash)", "echo 'source <(kubelite completion bash)' >> ~/.bashrc")),
+          ("zsh", ("source <(kubelite completion zsh)",)),
+          ("fish", ("kubelite completion fish | source",)),
+          ("PowerShell", ("kubelite completion powershell | Out-String | Invoke-Expression",)))),
 ]}

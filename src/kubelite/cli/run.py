@@ -51,10 +51,10 @@ def _run(args, command: list[str]) -> int:
     from kubelite.imperative import ImperativeError, pod
 
     if not args.args:
-        raise common.UsageError("error: NAME is required for run\nSee 'kubectl run -h' for help and examples")
+        raise common.UsageError("error: NAME is required for run\nSee 'kubelite run -h' for help and examples")
     if args.tty and not args.stdin:
         raise common.UsageError("error: -i/--stdin is required for containers with -t/--tty=true\n"
-                                "See 'kubectl run -h' for help and examples")
+                                "See 'kubelite run -h' for help and examples")
     if args.attach or args.stdin or args.rm:
         raise common.CommandError("error: attaching to containers is not available in kubelite")
     if args.expose:
