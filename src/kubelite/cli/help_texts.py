@@ -388,6 +388,9 @@ def _merge_other_commands() -> None:
     from kubelite.cli.plugin_help import HELP as plugin
 
     HELP.update(plugin)
+    from kubelite.cli.certificate_help import HELP as certificate
+
+    HELP.update(certificate)
 
 
 _merge_other_commands()

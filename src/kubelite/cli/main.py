@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "events": "kubelite.cli.events",
     "wait": "kubelite.cli.wait",
     "plugin": "kubelite.cli.plugins",
+    "certificate": "kubelite.cli.certificate",
     "completion": "kubelite.cli.completion",
 }
 
