@@ -61,9 +61,22 @@ class HorizontalPodAutoscalerController(Controller):
         key = object_key(obj)
         if event_type == "DELETED":
             self._forget(key)
+        elif key not in self._selectors:
+            self._selectors[key] = None
+            self.queue.add_after(key, self._first_delay(obj))
         else:
-            self._selectors.setdefault(key, None)
             self.queue.add_after(key, RESYNC)
+
+    def _first_delay(self, hpa: dict) -> float:
+        """One period after the HPA was made; at once for an older one this process meets for the
+        first time (a restarted server, each command of the embedded cluster: the periods that
+        passed meanwhile are caught up with one pass)."""
+        from kubelite.server.clock import parse_time
+
+        created = parse_time((hpa.get("metadata") or {}).get("creationTimestamp"))
+        if created is None:
+            return RESYNC
+        return min(RESYNC, max(0.0, created + RESYNC - self.clock.time()))
 
     def _forget(self, key: str) -> None:
         for state in (self._recommendations, self._ups, self._downs, self._selectors):
