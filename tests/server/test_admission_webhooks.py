@@ -49,6 +49,9 @@ def answer(path: str, review: dict):
             return allow(review)
         labels["b"] = "1"
         return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": labels}])
+    if route == "/together":
+        server.barrier.wait()  # raises (and the webhook answers nothing) if the other never comes
+        return allow(review)
     if route == "/trickle":
         return "trickle"  # headers now, then a byte at a time until released (WebhookServer)
     if route == "/bad-patch":
@@ -561,3 +564,14 @@ def test_a_webhook_that_trickles_its_answer_is_cut_off_at_its_timeout(api, webho
         refused = api.post(CONFIGMAPS, json=configmap("trickled"))
     assert refused.status_code == 500
     assert refused.json()["message"].endswith(f'Post "{webhook.url}/trickle?timeout=1s": context deadline exceeded')
+
+
+def test_validating_webhooks_are_called_together(api, webhook, certs):
+    # Two webhooks that each answer only once both have been asked: called one after the other,
+    # the first would wait for the second until its timeout.
+    webhook.barrier = __import__("threading").Barrier(2, timeout=20)
+    hooks = [hook(f"together{i}.example.com", webhook.url + "/together", certs["ca_bundle"], timeoutSeconds=25)
+             for i in range(2)]
+    with validating(api, *hooks):
+        created = api.post(CONFIGMAPS, json=configmap("together"))
+    assert created.status_code == 201, created.text

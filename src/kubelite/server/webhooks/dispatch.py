@@ -148,22 +148,40 @@ class WebhookAdmission:
             return warnings
         invocations = [inv for inv in (self.matcher.invocation(h, attr) for h in hooks) if inv is not None]
         failure = None
-        for invocation in invocations:
+        for invocation, outcome in zip(invocations, self._outcomes(invocations, attr)):
             hook = invocation.hook
-            try:
-                response = self._call(hook, invocation, attr, mutating=False)
-            except _CallingError as err:
+            if isinstance(outcome, _CallingError):
                 if hook.failure_ignored:
-                    log.warning("Failed calling webhook, failing open %s: %s", hook.name, err)
+                    log.warning("Failed calling webhook, failing open %s: %s", hook.name, outcome)
                     continue
-                failure = failure or errors.internal_error(str(err))
+                failure = failure or errors.internal_error(str(outcome))
                 continue
-            warnings.extend(str(w) for w in response.get("warnings") or ())
-            if not response.get("allowed"):
-                failure = failure or denied(hook.name, response.get("status"))
+            if isinstance(outcome, Exception):
+                failure = failure or outcome
+                continue
+            warnings.extend(str(w) for w in outcome.get("warnings") or ())
+            if not outcome.get("allowed"):
+                failure = failure or denied(hook.name, outcome.get("status"))
         if failure is not None:
             raise failure
         return warnings
+
+    def _outcomes(self, invocations: list, attr: Attributes) -> list:
+        """Each validating webhook's response or error; several are called at once, as
+        kube-apiserver does (the first refusal in configuration order is the answer here)."""
+        def outcome(invocation):
+            try:
+                return self._call(invocation.hook, invocation, attr, mutating=False)
+            except (_CallingError, errors.StatusError) as err:
+                return err
+
+        if len(invocations) < 2:
+            return [outcome(invocation) for invocation in invocations]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(invocations), 8),
+                                thread_name_prefix="kubelite-validating-webhooks") as pool:
+            return list(pool.map(outcome, invocations))
 
     # -- one call --------------------------------------------------------------------------------
 
