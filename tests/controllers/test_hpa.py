@@ -199,3 +199,20 @@ def test_two_hpas_over_the_same_pods_both_stop(cluster, api):
         assert _conditions(_hpa(api, name))["ScalingActive"] == ("False", "AmbiguousSelector", message)
     assert ("Warning", "FailedComputeMetricsReplicas", message, "horizontal-pod-autoscaler") in _events(api)
     assert _replicas(api) == 2
+
+
+def test_a_new_process_catches_up_at_once(tmp_path):
+    """As each command of the embedded cluster: the HPA made by an earlier process, a period ago,
+    is reconciled as soon as this one settles."""
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+
+    store = str(tmp_path / "state.db")
+    with Cluster(store, clock=FakeClock(1_767_225_600)) as first, first.http_client() as api:
+        _deployment(api)
+        _autoscale(first, api)
+        assert _hpa(api)["status"]["desiredReplicas"] == 0
+    with Cluster(store, clock=FakeClock(1_767_225_600 + 20)) as second, second.http_client() as api:
+        assert second.settle()
+        assert _hpa(api)["status"]["desiredReplicas"] == 2  # 100% of the request against 50%
+        assert _replicas(api) == 2
