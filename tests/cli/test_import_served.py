@@ -1,6 +1,6 @@
 """Import hygiene against `kubelite serve`: reading and writing over HTTPS loads neither httpx nor the
-server (kubelite.client.http1 does the talking); an exec credential plugin is the one case that
-still needs httpx. No timing asserts: bench/cli.py measures the speed itself."""
+server (kubelite.client.http1 does the talking; an exec credential plugin is the one case that
+still needs httpx), and a `get` no PyYAML. No timing asserts: bench/cli.py measures the speed."""
 from __future__ import annotations
 
 import json
@@ -27,7 +27,8 @@ def test_get_namespaces_over_https_without_httpx(served, tmp_path):
     result = probe(served, tmp_path, "get", "ns")
     assert result["code"] == 0 and "kube-system" in result["stdout"]
     assert "kubelite.client.http1" in result["modules"]
-    assert loaded(result["modules"], FORBIDDEN) == []
+    # nor PyYAML: the kubeconfig `kubelite serve` wrote is read by kubelite.client.kubeconfig_yaml
+    assert loaded(result["modules"], FORBIDDEN + ("yaml",)) == []
 
 
 def test_apply_and_get_yaml_over_https_without_httpx(served, tmp_path):

@@ -134,12 +134,17 @@ def load(explicit: str | None = None) -> KubeConfig | None:
 
 
 def read_file(path: pathlib.Path) -> dict:
-    import yaml
+    from kubelite.client import kubeconfig_yaml
 
     try:
         text = path.read_text()
     except OSError as err:
         raise ConfigError(f"error: open {path}: {err.strerror or err}") from None
+    doc = kubeconfig_yaml.load(text)  # the files kubectl writes, without PyYAML's import
+    if doc is not None:
+        return doc
+    import yaml
+
     try:
         doc = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as err:
