@@ -15,17 +15,11 @@ from kubelite.server.clock import FakeClock
 from kubelite.server.cluster import Cluster
 from kubelite.server.prometheus import BUCKETS
 
+from tests.server.fidelity_support import deployment as _deployment
 from tests.server.test_serve_support import kubectl_at, serving
 
 NS = "/api/v1/namespaces/default"
 _LINE = re.compile(r'^[a-z_]+(\{([a-z_]+="[^"]*",?)*\})? [-+0-9.e]+(Inf)?$')
-
-
-def _deployment(name: str) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
 
 
 @pytest.fixture(scope="module")

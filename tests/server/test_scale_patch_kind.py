@@ -16,17 +16,11 @@ import pytest
 from kubelite.server.clock import FakeClock
 from kubelite.server.cluster import Cluster
 
+from tests.server.fidelity_support import deployment as _deployment
 from tests.server.test_serve_support import serving
 
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
 ANSIBLE_BODY = {"kind": "Deployment", "apiVersion": "apps/v1", "spec": {"replicas": 3}}
-
-
-def _deployment(name: str) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
 
 
 @pytest.fixture(scope="module")
