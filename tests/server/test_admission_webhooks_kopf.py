@@ -93,7 +93,7 @@ def test_kopf_validation_denies_and_mutation_applies(operated):
             names += [w["name"] for w in json.loads(got.stdout)["webhooks"]]
         return names
 
-    names = wait_for(configured, 60, "kopf to register its webhooks")
+    names = wait_for(configured, 120, "kopf to register its webhooks")
     assert sorted(names) == ["no-forbidden.auto.kopf.dev", "stamp.auto.kopf.dev"]
 
     bad = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bad"}, "data": {"forbidden": "yes"}}
