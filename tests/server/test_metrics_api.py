@@ -62,6 +62,11 @@ def test_pod_metrics_of_running_pods(cluster, api):
     assert (listing["kind"], listing["metadata"]) == ("PodMetricsList", {})
     assert [(m["metadata"]["name"], m["containers"][0]["usage"]) for m in listing["items"]] == [
         ("hot", {"cpu": "900m", "memory": "32Mi"}), ("web", {"cpu": "250m", "memory": "32Mi"})]
+    # metrics-server writes its Go structs' order (kubectl get --raw shows it)
+    raw = api.get(f"{BASE}/namespaces/default/pods/web").text
+    assert raw.startswith('{"kind":"PodMetrics","apiVersion":"metrics.k8s.io/v1beta1","metadata":{"name":"web",'
+                          '"namespace":"default","creationTimestamp":')
+    assert '"timestamp":"2026-01-01T00:00:00Z","window":"10s","containers":[{"name":"app","usage":{"cpu":' in raw
     one = api.get(f"{BASE}/namespaces/default/pods/web").json()
     assert one["timestamp"] == "2026-01-01T00:00:00Z" and one["window"] == "10s"
     assert one["metadata"]["labels"] == {"app": "web"}

@@ -61,9 +61,11 @@ class StreamingResponse:
 _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def encode_json(value, pretty: bool = False) -> bytes:
-    """JSON as Go's encoder writes it: HTML-sensitive characters escaped, one trailing newline."""
-    value = as_served(value)  # key order: Go struct order for built-in kinds, sorted for custom ones
+def encode_json(value, pretty: bool = False, in_order: bool = False) -> bytes:
+    """JSON as Go's encoder writes it: HTML-sensitive characters escaped, one trailing newline.
+    `in_order`: the value's keys are already in its server's order (an aggregated API's kinds)."""
+    if not in_order:
+        value = as_served(value)  # key order: Go struct order for built-in kinds, sorted for custom ones
     if pretty:
         text = json.dumps(value, indent=2, ensure_ascii=False)
     else:

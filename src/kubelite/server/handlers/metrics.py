@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from kubelite.server import errors, metrics
 from kubelite.server.controllers.nodes import SIMULATED_ANNOTATION
-from kubelite.server.handlers.http import json_response
+from kubelite.server.handlers.http import Response, encode_json, json_response
 from kubelite.server.selectors import parse_field_selector, parse_label_selector
 
 
@@ -36,7 +36,10 @@ async def serve(api, request, info, r):
 
     # Reading the store may take a while: off the event loop, as every other read.
     body = await asyncio.get_running_loop().run_in_executor(None, _answer, api, request, info, r)
-    return json_response(body, request=request)
+    if body.get("kind") == "Table":
+        return json_response(body, request=request)
+    # PodMetrics and NodeMetrics are built in metrics-server's struct order: kept as they are.
+    return Response(body=encode_json(body, request.pretty, in_order=True))
 
 
 def _answer(api, request, info, r) -> dict:
