@@ -49,6 +49,11 @@ def answer(path: str, review: dict):
             return allow(review)
         labels["b"] = "1"
         return json_patch(review, [{"op": "add", "path": "/metadata/labels", "value": labels}])
+    if route == "/strategy":
+        if obj.get("kind") == "Secret":
+            return json_patch(review, [{"op": "add", "path": "/stringData", "value": {"added": "by-webhook"}}])
+        return json_patch(review, [{"op": "add", "path": "/status", "value": {"replicas": 9}},
+                                   {"op": "replace", "path": "/spec/replicas", "value": 3}])
     if route == "/together":
         server.barrier.wait()  # raises (and the webhook answers nothing) if the other never comes
         return allow(review)
@@ -575,3 +580,28 @@ def test_validating_webhooks_are_called_together(api, webhook, certs):
     with validating(api, *hooks):
         created = api.post(CONFIGMAPS, json=configmap("together"))
     assert created.status_code == 201, created.text
+
+
+def test_what_a_patch_adds_goes_through_the_registry_strategy(api, webhook, certs):
+    """A patched object is prepared as any: a Secret's stringData is folded into data, and a
+    Deployment's status written by a webhook on update is not kept."""
+    entry = hook("strategy.example.com", webhook.url + "/strategy", certs["ca_bundle"], resources=("secrets",))
+    deploy = hook("status.example.com", webhook.url + "/strategy", certs["ca_bundle"])
+    deploy["rules"] = [{"operations": ["UPDATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
+                        "resources": ["deployments"]}]
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "strategy"},
+                  "spec": {"selector": {"matchLabels": {"a": "b"}},
+                           "template": {"metadata": {"labels": {"a": "b"}},
+                                        "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    deployments = "/apis/apps/v1/namespaces/default/deployments"
+    assert api.post(deployments, json=deployment).status_code == 201
+    with mutating(api, entry, deploy):
+        secret = api.post("/api/v1/namespaces/default/secrets", json={
+            "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "strategy"}})
+        updated = api.put(f"{deployments}/strategy", json=dict(deployment, metadata={
+            "name": "strategy", "labels": {"x": "y"}}))
+    assert secret.status_code == 201, secret.text
+    assert secret.json()["data"] == {"added": "Ynktd2ViaG9vaw=="} and "stringData" not in secret.json()
+    assert updated.status_code == 200, updated.text
+    assert updated.json()["status"] == {} and updated.json()["spec"]["replicas"] == 3
+    assert updated.json()["metadata"]["generation"] == 2

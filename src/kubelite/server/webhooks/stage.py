@@ -42,7 +42,7 @@ class WebhookStage:
             return obj, warnings
         if isinstance(patched.get("metadata"), dict):
             patched["metadata"].update(system)
-        return self._decoded(r, obj, patched, old), warnings
+        return self._decoded(r, obj, patched, old, subresource), warnings
 
     def validating(self, r, obj: dict, old: dict | None, opts, subresource: str = "") -> list[str]:
         attr = self._attributes(r, obj, old, opts, subresource)
@@ -81,10 +81,10 @@ class WebhookStage:
             attr.namespace = attr.name  # kube-apiserver's attributes name the namespace itself
         return attr if self.admission.active(attr) else None
 
-    def _decoded(self, r, before: dict, patched: dict, old: dict | None) -> dict:
-        """The patched object as the API server would decode it."""
-        from kubelite.server.admission import defaults
-
+    def _decoded(self, r, before: dict, patched: dict, old: dict | None, subresource: str) -> dict:
+        """The patched object as the API server goes on with it: decoded (defaults), the built-in
+        mutating admission run again (as kube-apiserver reinvokes it after a webhook changed the
+        object) and the registry strategy's preparation (status kept, generation, pruning)."""
         meta, was = patched.get("metadata"), before.get("metadata") or {}
         if not isinstance(meta, dict):
             raise errors.internal_error("Object 'metadata' is not an object in the patched object")
@@ -92,12 +92,9 @@ class WebhookStage:
             if meta.get(identity) != was.get(identity):
                 raise errors.bad_request(f"the {identity} of the object was changed by an admission webhook")
         patched["apiVersion"], patched["kind"] = r.api_version, r.kind
-        patched = defaults.apply_defaults(patched)
-        if r.crd:
-            patched = self.api.admission.mutate_update(r, patched)
-        if old is not None:
-            self.api._bump_generation(r, old, patched)
-        return patched
+        if old is None:
+            return self.api._prepare_create(r, patched)
+        return self.api._prepare_update(r, old, patched, subresource)
 
 
 def _options(kind: str, opts) -> dict:
