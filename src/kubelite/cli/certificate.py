@@ -30,7 +30,7 @@ def run(argv: list[str]) -> int:
     from kubelite.cli import command_line
 
     # the subcommand is the first word that is no flag's value, wherever the flags stand
-    flags = command_line.ROOT_SWITCHES | command_line.parser_switches(_parser("approve"))
+    flags = command_line.ROOT_SWITCHES | command_line.parser_switches(build_parser())
     words = command_line.strip_flags(argv, flags)
     if not words or words[0] not in _DECISIONS:
         from kubelite.cli.help import render
@@ -40,6 +40,11 @@ def run(argv: list[str]) -> int:
     decision = words[0]
     rest = command_line.without_word(argv, decision, flags)
     return common.run(_parser(decision), rest, lambda args: _decide(args, decision))
+
+
+def build_parser() -> common.Parser:
+    """The flags the command line search must know at `certificate` (those of its subcommands)."""
+    return _parser("approve")
 
 
 def _parser(decision: str) -> common.Parser:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 
 # Root commands that have subcommands (tests check this against the help records).
-GROUPS = frozenset({"apply", "auth", "cluster-info", "config", "create", "plugin", "rollout", "set", "top"})
+GROUPS = frozenset({"apply", "auth", "certificate", "cluster-info", "config", "create", "plugin", "rollout", "set",
+                    "top"})
 
 # Groups with a run of their own (`create -f`, `apply -f`, `cluster-info`): the module's parser
 # says which of their flags take no value. The other groups only hold subcommands.
@@ -22,6 +23,7 @@ OWN_RUNS = {
     ("create",): ("kubelite.cli.create", "build_parser"),
     ("apply",): ("kubelite.cli.apply", "build_parser"),
     ("cluster-info",): ("kubelite.cli.cluster_info", "build_parser"),
+    ("certificate",): ("kubelite.cli.certificate", "build_parser"),  # its help for anything but a subcommand
 }
 
 # kubectl's global (root persistent) flags that take no value; every other global one does.
