@@ -4,6 +4,7 @@ the error message as kubectl's klog line carries it)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 from kubelite.cli.kustomize import klog_command_failed
@@ -29,7 +30,9 @@ def kubectl_outcome(kubectl: str, root: str, entry: str = "top") -> tuple[str, s
     if run.returncode == 0:
         return "ok", run.stdout
     assert KLOG_FAILED in run.stderr, run.stderr
-    return "error", run.stderr[run.stderr.index(KLOG_FAILED):].rstrip("\n")
+    text = run.stderr[run.stderr.index(KLOG_FAILED):].rstrip("\n")
+    # Go prints a generator's address in one message; kubelite prints a fixed one
+    return "error", re.sub(r"&\{0xc[0-9a-f]+ ", "&{0xc000000000 ", text)
 
 
 def kubelite_outcome(root: str, monkeypatch, entry: str = "top") -> tuple[str, str]:

@@ -1,7 +1,8 @@
 """Differential: `labels:` with includeSelectors/includeTemplates on every workload kind,
 component edge cases, name references through kinds of non-core API versions,
-local-config objects, and mapping keys given twice, built by kubelite and by
-`kubectl kustomize` (Kustomize v5.5)."""
+local-config objects, mapping keys given twice, and strategic patches on targets whose
+lists repeat a merge key ("similar arrays"), built by kubelite and by `kubectl kustomize`
+(Kustomize v5.5)."""
 from __future__ import annotations
 
 import pytest
@@ -279,9 +280,85 @@ DUPLICATE_KEYS = {
                                                                                       "targets: []\n"}),
 }
 
+# -- lists the patch leaves alone (kyaml rebuilds every mergeable list of the target) ------------
+LABEL_PATCH = ("patches:\n- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: d\n"
+               "      labels: {x: y}\n")
+
+
+def patched(pod_spec: str, patch: str = LABEL_PATCH, meta: str = "") -> dict:
+    return {"top/kustomization.yaml": K + "resources:\n- d.yaml\n" + patch,
+            "top/d.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n" + meta
+                          + "spec:\n  template:\n    spec:\n" + pod_spec}
+
+
+def containers(body: str) -> str:
+    return "      containers:\n" + body
+
+
+def containers_patch(body: str) -> str:
+    return ("patches:\n- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: d\n"
+            "    spec:\n      template:\n        spec:\n          containers:\n" + body)
+
+
+SIMILAR_ARRAYS = {
+    "containers-named-twice": patched(containers("      - {name: a, image: one}\n      - {name: b, image: b1}\n"
+                                                 "      - {name: c, image: c1}\n      - {name: b, image: b2}\n")),
+    "env-named-three-times": patched(containers("      - name: a\n        env:\n        - {name: E, value: '1'}\n"
+                                                "        - {name: F, value: x}\n        - {name: E, value: '2'}\n"
+                                                "        - {name: G, value: g}\n        - {name: E, value: '3'}\n")),
+    "env-element-without-name": patched(containers("      - name: a\n        env:\n        - {name: E}\n"
+                                                   "        - {value: nokey}\n        - {name: F, value: f}\n")),
+    "env-element-without-name-first": patched(containers("      - name: a\n        env:\n        - {value: nokey}\n"
+                                                         "        - {name: E}\n")),
+    "env-null-and-empty-elements": patched(containers("      - name: a\n        env:\n        - {name: E}\n        - null\n"
+                                                      "        - {}\n        - {name: F}\n")),
+    "env-scalar-element": patched(containers("      - name: a\n        env: [{name: E}, x, {name: E, value: v}]\n")),
+    "ports-by-port-and-protocol": patched(containers(
+        "      - name: a\n        ports:\n        - {containerPort: 80, name: p1}\n"
+        "        - {containerPort: 80, name: p2, protocol: TCP}\n        - {containerPort: 80, name: p3, protocol: UDP}\n"
+        "        - {containerPort: 81, name: q1, protocol: TCP}\n        - {containerPort: 82, name: r1}\n"
+        "        - {containerPort: 81, name: q2, protocol: TCP}\n        - {containerPort: 81, name: q3, protocol: TCP}\n")),
+    "ports-same-port-and-protocol": patched(containers("      - name: a\n        ports:\n"
+                                                       "        - {containerPort: 8080, name: x, protocol: TCP}\n"
+                                                       "        - {containerPort: 8080, name: y, protocol: TCP}\n")),
+    "repeated-containers-with-repeated-env": patched(containers(
+        "      - name: a\n        env: [{name: E, value: '1'}, {name: E, value: '2'}]\n"
+        "      - name: a\n        env: [{name: F, value: '1'}, {name: F, value: '2'}]\n")),
+    "volumes-and-pull-secrets": patched("      volumes:\n      - {name: v, emptyDir: {}}\n      - {name: v, configMap: {name: c}}\n"
+                                        "      - {name: w}\n      imagePullSecrets:\n      - {name: s}\n      - {name: s}\n"
+                                        + containers("      - {name: a, image: i, args: [x, y, x]}\n")),
+    "finalizers-repeated": patched(containers("      - {name: a}\n"), meta="  finalizers: [a, b, a, c, b]\n"),
+    "tolerations-are-not-merged": patched("      tolerations: [{key: a}, {key: a}]\n" + containers("      - {name: a}\n")),
+    "json-patch-leaves-them": patched(containers("      - {name: a, image: one}\n      - {name: a, image: two}\n"),
+                                      "patches:\n- target: {kind: Deployment}\n  patch: '[{\"op\": \"add\", \"path\": "
+                                      "\"/metadata/labels\", \"value\": {\"x\": \"y\"}}]'\n"),
+    "no-patch-leaves-them": patched(containers("      - {name: a, image: one}\n      - {name: a, image: two}\n"),
+                                    "namePrefix: p-\n"),
+    "custom-kind-without-schema": {"top/kustomization.yaml": K + "resources:\n- w.yaml\npatches:\n- patch: |-\n"
+                                   "    apiVersion: x.io/v1\n    kind: W\n    metadata:\n      name: w\n      labels: {x: y}\n",
+                                   "top/w.yaml": "apiVersion: x.io/v1\nkind: W\nmetadata:\n  name: w\nspec:\n"
+                                                 "  containers: [{name: a, v: 1}, {name: a, v: 2}]\n"},
+    # the patch names the list whose target repeats a key
+    "patch-adds-to-repeated": patched(containers("      - {name: a, image: one}\n      - {name: a, image: two}\n"
+                                                 "      - {name: b, image: three}\n"),
+                                      containers_patch("          - {name: b, image: new}\n")),
+    "patch-deletes-repeated": patched(containers("      - {name: a, image: one}\n      - {name: a, image: two}\n"
+                                                 "      - {name: b, image: three}\n"),
+                                      containers_patch("          - {name: a, $patch: delete}\n")),
+    "patch-merges-into-repeated": patched(containers("      - {name: a, image: one, args: [x]}\n      - {name: a, image: two}\n"
+                                                     "      - {name: b, image: three}\n"),
+                                          containers_patch("          - {name: a, command: [c]}\n")),
+    "patch-replaces-repeated": patched(containers("      - {name: a, image: one, args: [x]}\n      - {name: a, image: two}\n"),
+                                       containers_patch("          - {name: a, image: r, $patch: replace}\n")),
+    "patch-new-port-beside-repeated": patched(containers(
+        "      - name: a\n        ports:\n        - {containerPort: 80, name: x, protocol: TCP}\n"
+        "        - {containerPort: 80, name: y, protocol: TCP}\n"),
+        containers_patch("          - name: a\n            ports:\n            - {containerPort: 81, name: z}\n")),
+}
+
 CASES = {f"{group}/{name}": tree_files for group, table in (
     ("labels", LABELS), ("components", COMPONENTS), ("references", REFERENCES), ("local-config", LOCAL_CONFIG),
-    ("duplicate-keys", DUPLICATE_KEYS)) for name, tree_files in table.items()}
+    ("duplicate-keys", DUPLICATE_KEYS), ("similar-arrays", SIMILAR_ARRAYS)) for name, tree_files in table.items()}
 
 
 @pytest.mark.kubectl

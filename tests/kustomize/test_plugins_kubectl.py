@@ -187,6 +187,7 @@ GENERATORS = {
                                    "  disableNameSuffixHash: true\n  labels: {x: y}\n  annotations: {q: r}\n"),
     "configmap-ignores-generator-options": generator(meta("ConfigMapGenerator", "gen") + "literals: [a=b]\n",
                                                      kustomization="generatorOptions:\n  disableNameSuffixHash: true\n"),
+    "secret-merge-without-target": generator(meta("SecretGenerator", "sec") + "behavior: merge\nliterals: [a=b]\n"),
     "configmap-merge": generator(meta("ConfigMapGenerator", "cm") + "behavior: merge\nliterals: [z=b]\n"),
     "configmap-replace": generator(meta("ConfigMapGenerator", "cm") + "behavior: replace\nliterals: [z=b]\n"),
     "configmap-envs": generator(meta("ConfigMapGenerator", "gen") + "envs: [a.env]\n", {"top/a.env": "A=1\nB=2\n"}),

@@ -69,6 +69,12 @@ def merge(dest: dict, patch: dict, schema) -> dict | None:
     if directive == "replace":
         out = clean(patch)
         return out if out is not _DROP else None
+    from .associative import normalize
+
+    for key in dest:
+        if key not in patch:
+            # kyaml walks the fields a patch leaves alone too (see associative.py)
+            dest[key] = normalize(dest[key], _field(schema, key))
     for key, pv in patch.items():
         if key == "$patch":
             continue
@@ -108,13 +114,19 @@ def _merge_list(dest: list, patch: list, schema) -> list:
     if not mergeable:
         return clean(patch)
     if not key:
-        _refuse_maps_in_set(patch, dest)
+        refuse_maps_in_set(patch, dest)
         seen = []
         for item in patch + dest:
             if item not in seen:
                 seen.append(item)
         return seen
+    from .associative import has_repeated_keys, merge_keys, normalize, rebuild_with_patch
+
     item_schema = _items(schema)
+    keys = merge_keys(schema) or [key]
+    if has_repeated_keys(dest, keys):
+        # the target repeats a key: only kyaml's own rebuild gives its answer
+        return rebuild_with_patch(dest, patch, keys, item_schema, lambda t, p: merge(t, p, item_schema), _clean_element)
     dest_by_key = {}
     for item in dest:
         if isinstance(item, dict) and key in item:
@@ -146,11 +158,11 @@ def _merge_list(dest: list, patch: list, schema) -> list:
         if isinstance(item, dict) and key in item:
             if _k(item[key]) in used:
                 continue
-        out.append(item)
+        out.append(normalize(item, item_schema))
     return out
 
 
-def _refuse_maps_in_set(patch: list, dest: list) -> None:
+def refuse_maps_in_set(patch: list, dest: list) -> None:
     """A merged list without a merge key is a set of scalars for kyaml; maps in it fail
     with the node's contents (the patch's first map, else the target's)."""
     maps = [item for item in patch + dest if isinstance(item, dict)]
@@ -159,6 +171,14 @@ def _refuse_maps_in_set(patch: list, dest: list) -> None:
 
         contents = yaml.safe_dump(maps[0], sort_keys=False, default_flow_style=False, allow_unicode=True)
         raise KustomizeError(f"wrong node kind: expected ScalarNode but got MappingNode: node contents:\n{contents}")
+
+
+def _clean_element(item: object) -> object:
+    """A patch list element with no counterpart, as it lands in the result (None: dropped)."""
+    if isinstance(item, dict) and item.get("$patch") == "delete":
+        return None
+    c = clean(item)
+    return None if c is _DROP else c
 
 
 def _k(value: object) -> str:
