@@ -315,3 +315,49 @@ def test_no_plugins_on_path(tmp_path):
                          env=env, timeout=60)
     assert want.returncode == 1
     assert (got.returncode, got.stdout, got.stderr) == (want.returncode, want.stdout, _plugin_words(want.stderr))
+
+
+# -- against kubelite serve ------------------------------------------------------------------------------
+
+def _served_bases() -> list[tuple[list[str], list[list[list[str]]], list[str]]]:
+    server_dry = [["--dry-run=server"]]
+    return [
+        (["get", "ns"], [_output("name")], []),
+        (["get", "cm", "settings"], [_namespace("default"), _output("name")], []),
+        (["get", "deployments"], [_output("name"), [["-l", "app=web"], ["--selector=app=web"]], [["--no-headers"]]],
+         []),
+        (["rollout", "history", "deployment/web"], [_namespace("default")], []),
+        (["label", "cm", "settings", "tier=x"], [server_dry, _namespace("default"), _output("name"),
+                                                 [["--overwrite"]]], []),
+        (["set", "image", "deployment/web", "nginx=nginx:1.27"], [server_dry, _output("name"),
+                                                                  _namespace("default")], []),
+        (["scale", "deployment", "web"], [[["--replicas=2"], ["--replicas", "2"]], server_dry, _output("name")], []),
+        (["create", "configmap", "other"], [server_dry, [["--from-literal=a=b"]], _output("name"),
+                                            _namespace("default")], []),
+        (["auth", "can-i", "get", "pods"], [_namespace("default")], []),
+        (["api-resources"], [[["--namespaced=true"]], _output("name"), [["--api-group", "apps"]]], []),
+    ]
+
+
+@pytest.fixture(scope="module")
+def served_env(served, tmp_path_factory):
+    """`kubelite serve` with a deployment and a config map; the environment kubectl and kubelite run in."""
+    home = tmp_path_factory.mktemp("served-cmdline")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "KUBECONFIG": str(served.kubeconfig)}
+    for argv in (["create", "deployment", "web", "--image=nginx"], ["create", "configmap", "settings"]):
+        done = subprocess.run([KUBECTL, *argv], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+    return env
+
+
+def test_generated_flag_placements_against_served(served_env, monkeypatch, tmp_path):
+    for key, value in served_env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
+    rng = random.Random(32)
+    cases = []
+    for words, groups, tail in _served_bases():
+        for _ in range(6):
+            cases.append(_place(rng, words, [rng.choice(ways) for ways in groups], tail))
+    bad = _mismatches(cases, served_env, lambda r: r)
+    assert not bad, f"{len(bad)}/{len(cases)} differ: " + "\n".join(f"{b[0]}: {b[1:]}" for b in bad)
