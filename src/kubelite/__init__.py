@@ -31,7 +31,7 @@ Everything loads on first use, so `import kubelite` (and the kubelite command) s
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # not typing's: importing typing would cost every kubelite command
 
 __version__ = "0.1.0"
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
 
 # -- failures -------------------------------------------------------------------------------------
 

@@ -16,10 +16,13 @@ import os
 import pathlib
 import sys
 import time
-from typing import Any, Iterator
 
 from kubelite.client.errors import ApiError, ConnectionFailed
 from kubelite.client.kubeconfig import Connection
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 
 def _import_httpx():
@@ -341,7 +344,6 @@ def _exec_credentials(conn: Connection):
 def ssl_context(conn: Connection):
     """The TLS settings of a kubeconfig cluster and user as an ssl.SSLContext."""
     import ssl
-    import tempfile
 
     if conn.insecure:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -357,6 +359,8 @@ def ssl_context(conn: Connection):
     else:
         context = ssl.create_default_context()
     if conn.cert_data and conn.key_data:
+        import tempfile
+
         # ssl loads a client key pair only from files: write them privately, load, remove.
         with tempfile.TemporaryDirectory(prefix="kubelite-tls-") as tmp:
             cert, key = pathlib.Path(tmp, "client.crt"), pathlib.Path(tmp, "client.key")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from kubelite.manifest._govalues import go_sprint
 from kubelite.manifest._jp_errors import _ExecError
 from kubelite.manifest._jp_nodes import (
     _Array, _Bool, _Field, _Filter, _Float, _Identifier, _Int, _List, _Recursive, _Text, _Union, _Wildcard,
 )
 from kubelite.manifest._jp_values import _Byte, _INVALID
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 def _go_type(value: Any) -> str:

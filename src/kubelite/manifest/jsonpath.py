@@ -22,13 +22,15 @@ formatting helpers other modules import from here.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubelite.manifest._govalues import _go_float, _go_int, go_json, go_quote, go_sharp_v, go_sprint
 from kubelite.manifest._jp_errors import JSONPathError, _ExecError
 from kubelite.manifest._jp_eval import _Evaluator
 from kubelite.manifest._jp_parse import Template, _unquote, parse
 from kubelite.manifest._jp_values import _INVALID
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 # read from here by _gofmt and older callers
 _REEXPORTED = (_go_float, _unquote)

@@ -16,9 +16,13 @@ import copy
 import functools
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources as _pkg_resources
-from typing import Any, Iterable, Mapping
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Iterable
+
 
 SCALE_GROUP, SCALE_VERSION, SCALE_KIND = "autoscaling", "v1", "Scale"
 _STATUS_VERBS = ("get", "patch", "update")
@@ -137,6 +141,8 @@ def version_priority(version: str) -> tuple:
 
 @functools.lru_cache(maxsize=1)
 def _builtin() -> tuple[tuple[GroupInfo, ...], tuple[ResourceInfo, ...]]:
+    from importlib import resources as _pkg_resources  # here: a client reading discovery never needs it
+
     raw = json.loads((_pkg_resources.files("kubelite.server") / "data" / "builtin_resources.json").read_bytes())
     groups, infos = [], []
     for g in raw["groups"]:
