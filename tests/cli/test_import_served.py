@@ -27,8 +27,9 @@ def test_get_namespaces_over_https_without_httpx(served, tmp_path):
     result = probe(served, tmp_path, "get", "ns")
     assert result["code"] == 0 and "kube-system" in result["stdout"]
     assert "kubelite.client.http1" in result["modules"]
-    # nor PyYAML: the kubeconfig `kubelite serve` wrote is read by kubelite.client.kubeconfig_yaml
-    assert loaded(result["modules"], FORBIDDEN + ("yaml",)) == []
+    # nor PyYAML (the kubeconfig `kubelite serve` wrote is read by kubelite.client.kubeconfig_yaml),
+    # nor typing (annotations only)
+    assert loaded(result["modules"], FORBIDDEN + ("yaml", "typing")) == []
 
 
 def test_apply_and_get_yaml_over_https_without_httpx(served, tmp_path):
