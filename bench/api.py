@@ -8,8 +8,9 @@
     phases             the same test cut in phases (new cluster / apply's requests / the settle
                        after it / reading the pods / close), and the CPU time beside the wall time
     --pytest N         N generated tests using the plugin's `kube` fixture, run by pytest in a
-                       child process (one worker): the suite's wall time, and the same N tests
-                       with an empty body, which is what pytest and the fixture cost alone
+                       child process: the suite's wall time, and the same N tests with an empty
+                       body, which is what pytest and the fixture cost alone; --workers W runs
+                       them again on W pytest-xdist workers
 
 Targets (issue 17): fresh kube <= 20 ms, kube_server ready <= 300 ms, 1,000 tests <= 30 s.
 The anchor: envtest (a real etcd + kube-apiserver) takes about 5-7 s per start and runs no
@@ -44,7 +45,7 @@ Pods' grace period in real time; a /24 service range holds 253 Services), so `ku
 fresh cluster per test. Settling lazily (before the next read instead of after each write) saves
 nothing for a test that reads what it applied, and would move the controllers' timestamps.
 
-Usage: python bench/api.py [--smoke] [--tests N] [--pytest N]
+Usage: python bench/api.py [--smoke] [--tests N] [--pytest N [--workers W]]
 """
 from __future__ import annotations
 
@@ -170,13 +171,15 @@ def test_apply(kube, i):
 APPLY_BODY = 'assert len(kube.apply(OBJECTS)) == 10 and len(kube.list("pods")) == 2'
 
 
-def pytest_suite(count: int, body: str) -> float:
-    """Wall seconds of a pytest run (one worker) of `count` tests using the plugin's `kube`."""
+def pytest_suite(count: int, body: str, workers: int = 0) -> float:
+    """Wall seconds of a pytest run of `count` tests using the plugin's `kube` (in one process,
+    or spread over `workers` pytest-xdist processes: the clusters share nothing)."""
     with tempfile.TemporaryDirectory(prefix="kubelite-bench-") as tmp:
         path = pathlib.Path(tmp) / "test_suite.py"
         path.write_text(textwrap.dedent(SUITE).format(objects=manifest(), count=count, body=body))
         (pathlib.Path(tmp) / "pytest.ini").write_text("[pytest]\n")  # not the project's addopts
-        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", str(path)]
+        spread = ["-n", str(workers)] if workers else ["-p", "no:xdist"]
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *spread, str(path)]
         started = time.perf_counter()
         done = subprocess.run(command, cwd=tmp, capture_output=True, text=True, env=dict(os.environ))
         elapsed = time.perf_counter() - started
@@ -185,18 +188,20 @@ def pytest_suite(count: int, body: str) -> float:
         return elapsed
 
 
-def run_pytest(count: int) -> None:
+def run_pytest(count: int, workers: int) -> None:
     """The suite's wall time; per 1,000 tests, the start of pytest (imports, the first cluster:
     a one-test run) is counted once, as a run of 1,000 tests pays it once."""
-    start = pytest_suite(1, "pass")
-    empty = pytest_suite(count, "pass")
-    applying = pytest_suite(count, APPLY_BODY)
-    per_1000 = start + (applying - start) * 1000 / max(count - 1, 1)
-    verdict = "ok" if per_1000 <= TESTS_TARGET else "MISSED"
-    print(f"pytest, {count} tests applying 10 objects: {applying:.1f} s; 1,000 such tests: {per_1000:.1f} s "
-          f"projected (target <= {TESTS_TARGET:.0f} s: {verdict})")
-    print(f"pytest, {count} tests with an empty body (pytest + a fresh `kube` each): {empty:.1f} s; "
-          f"one test (pytest's start): {start:.1f} s")
+    for spread in (0, workers) if workers else (0,):
+        label = f"pytest -n {spread}" if spread else "pytest"
+        start = pytest_suite(1, "pass", spread)
+        empty = pytest_suite(count, "pass", spread)
+        applying = pytest_suite(count, APPLY_BODY, spread)
+        per_1000 = start + (applying - start) * 1000 / max(count - 1, 1)
+        verdict = "ok" if per_1000 <= TESTS_TARGET else "MISSED"
+        print(f"{label}, {count} tests applying 10 objects: {applying:.1f} s; 1,000 such tests: {per_1000:.1f} s "
+              f"projected (target <= {TESTS_TARGET:.0f} s: {verdict})")
+        print(f"{label}, {count} tests with an empty body (pytest + a fresh `kube` each): {empty:.1f} s; "
+              f"one test (pytest's start): {start:.1f} s")
 
 
 def main(argv: list[str]) -> int:
@@ -206,6 +211,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pytest", type=int, default=None, metavar="N",
                         help="also run N generated tests through pytest with the plugin (default: smoke 20, "
                              "else none)")
+    parser.add_argument("--workers", type=int, default=0, metavar="W",
+                        help="also run the --pytest suite on W pytest-xdist workers")
     args = parser.parse_args(argv)
     runs = 3 if args.smoke else 30
     tests = args.tests or (5 if args.smoke else 200)
@@ -224,7 +231,7 @@ def main(argv: list[str]) -> int:
     print(f"1,000 tests without controllers: {statistics.mean(bare) * 1000:.1f} s projected")
     count = args.pytest if args.pytest is not None else (20 if args.smoke else 0)
     if count:
-        run_pytest(count)
+        run_pytest(count, args.workers)
     print("anchor: envtest starts a real etcd + kube-apiserver in ~5-7 s per cluster, with no controllers")
     return 0
 
