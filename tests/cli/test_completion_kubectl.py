@@ -26,6 +26,12 @@ CASES = [
     ["create", ""], ["create", "secret", ""], ["create", "service", "n"], ["set", ""], ["rollout", ""],
     ["config", ""], ["top", ""], ["apply", ""], ["explain", ""], ["version", ""], ["wait", ""],
     ["get", "pods", "-n", "default", ""], ["-n", "default", "get", "cm", ""], ["api-resources", ""],
+    # flag names: the global ones, then the command's own; required ones alone while missing
+    ["-"], ["--"], ["get", "-"], ["get", "--o"], ["get", "-o", "yaml", "--o"], ["set", "--"], ["set", "image", "-"],
+    ["create", "deployment", "-"], ["create", "deployment", "x", "--image=a", "-"], ["create", "deployment", "x", ""],
+    ["scale", "-"], ["config", "--"], ["config", "view", "-"], ["label", "-"], ["cordon", "-"], ["top", "pod", "-"],
+    ["rollout", "status", "-"], ["auth", "can-i", "-"], ["logs", "-"], ["delete", "-"], ["run", "-"],
+    ["create", "cronjob", "-"], ["create", "secret", "tls", "-"], ["create", "job", "-"], ["create", "role", "-"],
 ]
 # kubectl commands kubelite does not have, and kubelite's own
 _NOT_SHARED = {"alpha", "certificate", "proxy", "serve"}

@@ -33,7 +33,7 @@ _SPECIFIED = {("scale",): _SCALE_TYPES, ("autoscale",): _SCALE_TYPES,
 # commands whose first argument is a node (taint first takes the word `node`)
 _NODE = frozenset({("cordon",), ("uncordon",), ("drain",), ("top", "node")})
 # flags cobra offers first because the command requires them
-_REQUIRED = {("scale",): "--replicas", ("autoscale",): "--max"}
+_REQUIRED = {("scale",): "--replicas", ("autoscale",): "--max", ("run",): "--image"}
 # kubeconfig names: which list each config subcommand (and flag) completes from
 _KUBECONFIG = {("config", "use-context"): "contexts", ("config", "delete-context"): "contexts",
                ("config", "rename-context"): "contexts", ("config", "get-contexts"): "contexts",
@@ -68,14 +68,26 @@ def complete(prior: list[str], word: str) -> tuple[list[tuple[str, str]], int]:
     path, rest = command_line.find(context)
     if flag is not None:
         return _flag_values(path, context, flag, prefix)
+    # cobra offers the flags a command requires, while they are missing, before anything else
+    required = [flag for flag in _required(path) if not any(a.split("=")[0] == flag for a in context)]
     if word.startswith("-"):
-        return [], NO_FILE
+        return _starting(word, required or _flag_names(path, context, word)), NO_FILE
     positional = command_line.strip_flags(rest, command_line.switches(path) | _COMMON_SWITCHES)
     if command_line.has_children(path) or not path:
         if positional:
             return [], NO_FILE
         return _starting(word, _subcommands(path)), NO_FILE
-    return _arguments(path, prior, positional, word)
+    candidates, directive = _arguments(path, prior, positional, word)
+    return _starting(word, required) + candidates, directive
+
+
+def _required(path: tuple[str, ...]) -> list[str]:
+    if path and path[0] == "create" and len(path) > 1:
+        from kubelite.cli.create_generators import SPECS
+
+        spec = SPECS.get(" ".join(path[1:]))
+        return [f"--{name}" for name in spec.required] if spec is not None else []
+    return [_REQUIRED[path]] if path in _REQUIRED else []
 
 
 # -- flags ---------------------------------------------------------------------------------------------
@@ -100,6 +112,78 @@ def _flag_being_valued(prior: list[str], word: str) -> tuple[str | None, str, li
     return None, word, prior
 
 
+def _flag_names(path: tuple[str, ...], prior: list[str], word: str) -> list[str]:
+    """The flags cobra offers for a word starting with `-`: the global ones, then the command's own and
+    --help, each sorted, a short form after its long one when only `-` is typed; flags already given
+    are left out unless they may be repeated."""
+    import argparse
+
+    from kubelite.cli.help import GLOBAL_FLAGS, _local_actions
+
+    given = {token.split("=", 1)[0] for token in prior if token.startswith("-")}
+    shorts = {"namespace": "-n", "server": "-s", "v": "-v"}
+    repeatable = {"as-group"}
+    parser = _parser_of(path)
+    local = list(_local_actions(parser)) if parser is not None else []
+    own = {next(s for s in a.option_strings if s.startswith("--"))[2:] for a in local
+           if any(s.startswith("--") for s in a.option_strings)}
+    if path == ("config",):  # config's own --kubeconfig (persistent for its subcommands) hides the global one
+        own.add("kubeconfig")
+        local.append(argparse.Action(["--kubeconfig"], "kubeconfig"))
+    entries = [(name, shorts.get(name), name in repeatable) for name in sorted(GLOBAL_FLAGS - own)]
+    mine = [(long[2:], next((s for s in a.option_strings if len(s) == 2), None),
+             isinstance(a, argparse._AppendAction) or isinstance(a.default, list))
+            for a in local for long in [next((s for s in a.option_strings if s.startswith("--")), "")] if long]
+    mine = list({name: (name, short, many) for name, short, many in mine}.values())
+    if path:
+        entries += sorted([*mine, ("help", "-h", False)])
+    else:  # the global flags are the root's own: one sorted list with --help
+        entries = sorted([*entries, ("help", "-h", False)])
+    names = []
+    for name, short, many in entries:
+        if not many and (f"--{name}" in given or short in given):
+            continue
+        names.append(f"--{name}")
+        if short and len(word) <= 1:
+            names.append(short)
+    return names
+
+
+def _parser_of(path: tuple[str, ...]):
+    """The parser of the command at `path`, where its module can build one; else None."""
+    import importlib
+
+    from kubelite.cli.main import COMMANDS
+
+    if not path or path[0] not in COMMANDS:
+        return None
+    module = importlib.import_module(COMMANDS[path[0]])
+    try:
+        if len(path) == 1:
+            builders = {"label": lambda: module.build_parser(module.LABEL, "", ""),
+                        "annotate": lambda: module.build_parser(module.ANNOTATE, "", ""),
+                        "cordon": lambda: module.build_parser("cordon"),
+                        "uncordon": lambda: importlib.import_module("kubelite.cli.cordon").build_parser("uncordon")}
+            return builders.get(path[0], getattr(module, "build_parser", lambda: None))()
+        if path[0] in ("set", "rollout"):
+            return module._parser(path[1])
+        if path[0] == "top":
+            return module.build_parser(path[1])
+        if path[0] == "create":
+            if path[1:] == ("token",):
+                return importlib.import_module("kubelite.cli.create_token").build_parser()
+            generators = importlib.import_module("kubelite.cli.create_generators")
+            return generators._parser(generators.SPECS[" ".join(path[1:])])
+        if path[0] in ("config", "auth"):
+            parent = module.build_parser()
+            return parent._subparsers._group_actions[0].choices[path[1]]
+        if path[0] == "apply":
+            return module.last_applied_parser(path[1])
+    except (AttributeError, KeyError, TypeError):
+        return None
+    return None
+
+
 def _flag_values(path: tuple[str, ...], prior: list[str], flag: str, prefix: str):
     """Values of the flags kubectl completes: the global ones naming things, and get's -o."""
     if flag in ("-n", "--namespace"):
@@ -115,8 +199,6 @@ def _flag_values(path: tuple[str, ...], prior: list[str], flag: str, prefix: str
 
 
 def _arguments(path: tuple[str, ...], prior: list[str], positional: list[str], word: str):
-    required = _REQUIRED.get(path)
-    offer_required = [required] if required and not any(a.split("=")[0] == required for a in prior) else []
     if path in _KUBECONFIG:
         return ([] if positional else _starting(word, _kubeconfig_names(prior, _KUBECONFIG[path]))), NO_FILE
     if path[0] in _TYPE_AND_NAME:
@@ -135,10 +217,10 @@ def _arguments(path: tuple[str, ...], prior: list[str], positional: list[str], w
         return _starting(word, _names(prior, "nodes")), NO_FILE
     if path == ("top", "pod"):
         return ([] if positional else _starting(word, _names(prior, "pods"))), NO_FILE
-    if path in _SPECIFIED:  # flags the command requires come first, as long as they are missing
+    if path in _SPECIFIED:
         if not positional:
-            return _starting(word, [*offer_required, *_SPECIFIED[path]]), NO_FILE
-        return _starting(word, [*offer_required, *_names(prior, positional[0])]), NO_FILE
+            return _starting(word, _SPECIFIED[path]), NO_FILE
+        return _starting(word, _names(prior, positional[0])), NO_FILE
     return [], DEFAULT
 
 
