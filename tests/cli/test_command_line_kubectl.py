@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import pathlib
 import random
 import re
 import subprocess
@@ -109,6 +110,15 @@ def _bases(tmp) -> list[tuple[list[str], list[list[list[str]]], list[str]]]:
         (["set", "image", "nginx=nginx:1.27"], [[["--local"]], [["-f", deploy], ["--filename", deploy],
                                                                [f"--filename={deploy}"]], _output("yaml")], []),
         (["set", "env", "A=1"], [[["--local"]], [["-f", deploy]], _output("name"), [["-c", "nginx"]]], []),
+        (["label", "app=x"], [[["--local"]], [["-f", deploy]], _output("yaml"), [["--overwrite"]]], []),
+        (["annotate", "note=y"], [[["--local"]], [["-f", deploy], ["--filename", deploy]], _output("json")], []),
+        (["patch"], [[["--local"]], [["-f", deploy]], [["-p", '{"spec":{"replicas":4}}'],
+                                                          ['--patch={"spec":{"replicas":4}}']], _output("yaml"),
+                     [["--type", "merge"], ["--type=strategic"]]], []),
+        (["set", "selector", "app=web"], [[["--local"]], [["-f", deploy]], _output("yaml")], []),
+        (["set", "serviceaccount", "builder"], [[["--local"]], [["-f", deploy]], _output("yaml")], []),
+        (["set", "resources"], [[["--local"]], [["-f", deploy]], [["--limits=cpu=200m"], ["--limits", "cpu=1"]],
+                                _output("yaml"), [["-c", "nginx"], ["--containers=nginx"]]], []),
         (["kustomize", kdir], [[["--load-restrictor", "LoadRestrictionsRootOnly"]], [["--enable-alpha-plugins"]],
                                _namespace("x")], []),
         (["config", "view"], [[["--kubeconfig", kubeconfig], [f"--kubeconfig={kubeconfig}"]], [["--minify"]],
@@ -119,7 +129,7 @@ def _bases(tmp) -> list[tuple[list[str], list[list[list[str]]], list[str]]]:
 
 
 # how many of a base's first flag groups every case keeps
-_ESSENTIAL = {"create": 2, "set": 2, "kustomize": 0, "config": 1}
+_ESSENTIAL = {"create": 2, "set": 2, "kustomize": 0, "config": 1, "label": 2, "annotate": 2, "patch": 3}
 
 
 def _place(rng: random.Random, words: list[str], groups: list[list[str]], tail: list[str]) -> list[str]:
@@ -319,9 +329,11 @@ def test_no_plugins_on_path(tmp_path):
 
 # -- against kubelite serve ------------------------------------------------------------------------------
 
-def _served_bases() -> list[tuple[list[str], list[list[list[str]]], list[str]]]:
+def _served_bases(deploy: str) -> list[tuple[list[str], list[list[list[str]]], list[str]]]:
     server_dry = [["--dry-run=server"]]
     return [
+        (["create"], [[["-f", deploy], [f"--filename={deploy}"]], server_dry, _output("name"), _namespace("default"),
+                      [["--save-config"]]], []),
         (["get", "ns"], [_output("name")], []),
         (["get", "cm", "settings"], [_namespace("default"), _output("name")], []),
         (["get", "deployments"], [_output("name"), [["-l", "app=web"], ["--selector=app=web"]], [["--no-headers"]]],
@@ -344,6 +356,7 @@ def served_env(served, tmp_path_factory):
     """`kubelite serve` with a deployment and a config map; the environment kubectl and kubelite run in."""
     home = tmp_path_factory.mktemp("served-cmdline")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "KUBECONFIG": str(served.kubeconfig)}
+    (home / "deployment.yaml").write_text(DEPLOYMENT.replace("name: web", "name: other"))
     for argv in (["create", "deployment", "web", "--image=nginx"], ["create", "configmap", "settings"]):
         done = subprocess.run([KUBECTL, *argv], capture_output=True, text=True, env=env, timeout=60)
         assert done.returncode == 0, done.stderr
@@ -356,7 +369,7 @@ def test_generated_flag_placements_against_served(served_env, monkeypatch, tmp_p
     monkeypatch.setenv("KUBELITE_HOME", str(tmp_path / "kl"))
     rng = random.Random(32)
     cases = []
-    for words, groups, tail in _served_bases():
+    for words, groups, tail in _served_bases(str(pathlib.Path(served_env["HOME"]) / "deployment.yaml")):
         for _ in range(6):
             cases.append(_place(rng, words, [rng.choice(ways) for ways in groups], tail))
     bad = _mismatches(cases, served_env, lambda r: r)
