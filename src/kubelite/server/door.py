@@ -45,26 +45,19 @@ class AppDoor:
     def _call_here(self, scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], "Complete"]:
         """The whole request on the calling thread's own loop: the body is complete on return."""
         sent: list[dict] = []
-        pending: bytes | None = body
-
-        async def receive():
-            nonlocal pending
-            if pending is not None:
-                chunk, pending = pending, None
-                return {"type": "http.request", "body": chunk, "more_body": False}
-            return {"type": "http.disconnect"}  # nothing streams: the app never waits for more
 
         async def send(message):
             sent.append(message)
 
         try:
-            self._here_loop().run_until_complete(self.app(scope, receive, send))
+            self._here_loop().run_until_complete(self.app(scope, _receiver(body, None), send))
         except Exception as exc:
             raise DoorError(f"in-process request failed: {exc}") from exc
         if not sent:
             raise DoorError("in-process app returned no response")
-        start = sent[0]
-        return start["status"], list(start.get("headers", [])), Complete(b"".join(m.get("body", b"") for m in sent[1:]))
+        start, body_messages = sent[0], sent[1:]
+        complete = Complete(b"".join(m.get("body", b"") for m in body_messages))
+        return start["status"], list(start.get("headers", [])), complete
 
     def _here_loop(self) -> asyncio.AbstractEventLoop:
         loop = getattr(self._here, "loop", None)
@@ -88,15 +81,7 @@ class AppDoor:
         messages: queue.Queue = queue.Queue()
         disconnected = asyncio.Event()
         app = self.app
-        pending: bytes | None = body
-
-        async def receive():
-            nonlocal pending
-            if pending is not None:
-                chunk, pending = pending, None
-                return {"type": "http.request", "body": chunk, "more_body": False}
-            await disconnected.wait()
-            return {"type": "http.disconnect"}
+        receive = _receiver(body, disconnected)
 
         async def send(message):
             messages.put(message)
@@ -167,6 +152,21 @@ class BodyChunks:
 
     def close(self) -> None:
         self._on_close()
+
+
+def _receiver(body: bytes, disconnected: asyncio.Event | None):
+    """The app's `receive`: the whole body at once, then the disconnect: at once for a request
+    that does not stream, for a stream when its reader closes it (`disconnected`)."""
+    pending = [body]
+
+    async def receive():
+        if pending:
+            return {"type": "http.request", "body": pending.pop(), "more_body": False}
+        if disconnected is not None:
+            await disconnected.wait()
+        return {"type": "http.disconnect"}
+
+    return receive
 
 
 class Complete:
