@@ -605,3 +605,18 @@ def test_what_a_patch_adds_goes_through_the_registry_strategy(api, webhook, cert
     assert updated.status_code == 200, updated.text
     assert updated.json()["status"] == {} and updated.json()["spec"]["replicas"] == 3
     assert updated.json()["metadata"]["generation"] == 2
+
+
+def test_a_generated_name_is_not_the_requests_name(api, webhook, certs):
+    with mutating(api, hook("label.example.com", webhook.url + "/label", certs["ca_bundle"])), \
+            validating(api, hook("deny.example.com", webhook.url + "/deny", certs["ca_bundle"])):
+        created = api.post(CONFIGMAPS, json={"apiVersion": "v1", "kind": "ConfigMap",
+                                             "metadata": {"generateName": "gen-"}})
+    assert created.status_code == 201, created.text
+    name = created.json()["metadata"]["name"]
+    assert name.startswith("gen-") and created.json()["metadata"]["labels"] == {"mutated": "yes"}
+    mutated = webhook.reviews("/label")[-1]["request"]
+    assert "name" not in mutated and "name" not in mutated["object"]["metadata"]
+    assert mutated["object"]["metadata"]["generateName"] == "gen-"
+    validated = webhook.reviews("/deny")[-1]["request"]
+    assert "name" not in validated and validated["object"]["metadata"]["name"] == name

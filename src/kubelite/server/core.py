@@ -256,6 +256,7 @@ class APIServer:
         obj = _check_body(r, body)
         meta = obj.setdefault("metadata", {})
         self._place_namespace(r, namespace, meta)
+        requested = str(meta.get("name") or "")  # admission is told the request's name, not a generated one
         if not meta.get("name"):
             if meta.get("generateName"):
                 meta["name"] = meta["generateName"] + "".join(
@@ -272,9 +273,9 @@ class APIServer:
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.clock.rfc3339()
         obj = self._prepare_create(r, obj)
-        obj, warnings = self.webhooks.mutating(r, obj, None, opts)
+        obj, warnings = self.webhooks.mutating(r, obj, None, opts, requested_name=requested)
         self.admission.validate(r, obj, None)
-        warnings += self.webhooks.validating(r, obj, None, opts)
+        warnings += self.webhooks.validating(r, obj, None, opts, requested_name=requested)
         obj = self.admission.allocate(r, obj)
         if not applied:  # an apply's managedFields are already final
             obj = self.fields.record_update(r, None, obj, opts.field_manager)

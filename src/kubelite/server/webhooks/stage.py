@@ -27,25 +27,30 @@ class WebhookStage:
         self.api = api
         self.admission = WebhookAdmission(api)
 
-    def mutating(self, r, obj: dict, old: dict | None, opts, subresource: str = "") -> tuple[dict, list[str]]:
-        attr = self._attributes(r, obj, old, opts, subresource)
+    def mutating(self, r, obj: dict, old: dict | None, opts, subresource: str = "",
+                 requested_name: str | None = None) -> tuple[dict, list[str]]:
+        """`requested_name` (create): the name the request gave, "" when the server generates one."""
+        attr = self._attributes(r, obj, old, opts, subresource, requested_name=requested_name)
         if attr is None:
             return obj, []
         system = {}
         if old is None:
-            # kube-apiserver fills these after mutating admission: its webhooks never see them.
+            # kube-apiserver fills these after mutating admission (the name too, when it is
+            # generated): its mutating webhooks never see them.
             attr.obj = dict(obj, metadata=dict(obj["metadata"]))
-            system = {k: attr.obj["metadata"].pop(k) for k in _SYSTEM_FIELDS if k in attr.obj["metadata"]}
+            fields = _SYSTEM_FIELDS + (("name",) if requested_name == "" else ())
+            system = {k: attr.obj["metadata"].pop(k) for k in fields if k in attr.obj["metadata"]}
         sent = attr.obj
         patched, warnings = self.admission.mutate(attr)
         if patched is sent:
             return obj, warnings
         if isinstance(patched.get("metadata"), dict):
-            patched["metadata"].update(system)
+            patched["metadata"].update({k: v for k, v in system.items() if k not in patched["metadata"]})
         return self._decoded(r, obj, patched, old, subresource), warnings
 
-    def validating(self, r, obj: dict, old: dict | None, opts, subresource: str = "") -> list[str]:
-        attr = self._attributes(r, obj, old, opts, subresource)
+    def validating(self, r, obj: dict, old: dict | None, opts, subresource: str = "",
+                   requested_name: str | None = None) -> list[str]:
+        attr = self._attributes(r, obj, old, opts, subresource, requested_name=requested_name)
         return [] if attr is None else self.admission.validate(attr)
 
     def deleting(self, r, obj: dict, opts) -> None:
@@ -60,7 +65,7 @@ class WebhookStage:
         self.admission.validate(attr)
 
     def _attributes(self, r, obj: dict, old: dict | None, opts, subresource: str,
-                    operation: str = "") -> Attributes | None:
+                    operation: str = "", requested_name: str | None = None) -> Attributes | None:
         user = getattr(opts, "user", None)
         if subresource == "scale" or (user is None and opts.dry_run):
             # scale writes are presented to webhooks as autoscaling/v1 Scale objects: not done;
@@ -72,7 +77,7 @@ class WebhookStage:
             operation=operation,
             group=r.group, version=r.version, resource=r.resource, kind=r.kind,
             namespace=str(meta.get("namespace") or "") if r.namespaced else "",
-            name=str(meta.get("name") or ""), obj=obj, old=old,
+            name=str(meta.get("name") or "") if requested_name is None else requested_name, obj=obj, old=old,
             user=user if user is not None else _INTERNAL_USERS.get(getattr(opts, "field_manager", ""), _APISERVER),
             subresource=subresource, dry_run=bool(opts.dry_run),
             options=_options(_OPTIONS_KINDS[operation], opts),
