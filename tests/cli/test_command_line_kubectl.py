@@ -374,3 +374,27 @@ def test_generated_flag_placements_against_served(served_env, monkeypatch, tmp_p
             cases.append(_place(rng, words, [rng.choice(ways) for ways in groups], tail))
     bad = _mismatches(cases, served_env, lambda r: r)
     assert not bad, f"{len(bad)}/{len(cases)} differ: " + "\n".join(f"{b[0]}: {b[1:]}" for b in bad)
+
+
+def _plugin_section(help_text: str) -> list[str]:
+    lines = help_text.split("Subcommands provided by plugins:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    return [line.split()[0] for line in lines]
+
+
+@pytest.mark.parametrize("case", [["-h"], ["__completeNoDesc", "f"], ["__completeNoDesc", "foo", ""],
+                                  ["__completeNoDesc", "n"], ["__completeNoDesc", "foo", "x-y", ""]])
+def test_plugins_in_help_and_completion(case, plugin_path, tmp_path):
+    """kubectl lists the plugins that add commands in its help and offers them (and the words of longer
+    plugin names) in completion; the descriptions are kubelite's own."""
+    import sys
+
+    env = {"PATH": plugin_path, "HOME": str(tmp_path), "KUBECONFIG": "/dev/null",
+           "KUBELITE_HOME": str(tmp_path / "kl")}
+    want = subprocess.run([KUBECTL, *case], capture_output=True, text=True, env=env, timeout=60)
+    got = subprocess.run([sys.executable, "-m", "kubelite", *case], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert got.returncode == want.returncode == 0
+    if case == ["-h"]:
+        assert _plugin_section(got.stdout) == _plugin_section(want.stdout) == ["failing", "foo", "foo", "noexec", "foo"]
+    else:
+        assert got.stdout == want.stdout

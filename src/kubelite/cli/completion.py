@@ -40,6 +40,7 @@ _KUBECONFIG = {("config", "use-context"): "contexts", ("config", "delete-context
                ("config", "delete-cluster"): "clusters", ("config", "delete-user"): "users",
                ("config", "set-context"): "contexts"}
 _FLAG_NAMES = {"--context": "contexts", "--cluster": "clusters", "--user": "users"}
+_PLUGIN = "Run the plugin {}"
 OUTPUT_FORMATS = ("json", "yaml", "name", "go-template", "go-template-file", "template", "templatefile",
                   "jsonpath", "jsonpath-as-json", "jsonpath-file", "custom-columns", "custom-columns-file",
                   "wide")
@@ -73,6 +74,10 @@ def complete(prior: list[str], word: str) -> tuple[list[tuple[str, str]], int]:
     if word.startswith("-"):
         return _starting(word, required or _flag_names(path, context, word)), NO_FILE
     positional = command_line.strip_flags(rest, command_line.switches(path) | _COMMON_SWITCHES)
+    if not path and positional:  # a plugin's name: the words that name longer plugins
+        from kubelite.cli import plugins
+
+        return _starting(word, [(w, _PLUGIN.format(w)) for w in plugins.next_words(positional)]), DEFAULT
     if command_line.has_children(path) or not path:
         if positional:
             return [], NO_FILE
@@ -294,7 +299,14 @@ def _subcommands(path: tuple[str, ...]) -> list[tuple[str, str]]:
     from kubelite.cli.help_texts import HELP
 
     shorts = dict(HELP[" ".join(path)].subcommands) if path else _root_shorts()
-    names = sorted(set(command_line.children(path).values()))
+    names = set(command_line.children(path).values())
+    if not path:  # plugins add commands of their own
+        from kubelite.cli import plugins
+
+        found = plugins.top_level()
+        shorts.update({name: _PLUGIN.format(name) for name in found})
+        names.update(found)
+    names = sorted(names)
     return [(name, shorts.get(name) or _first_sentence(HELP.get(" ".join((*path, name))))) for name in names]
 
 

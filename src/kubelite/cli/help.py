@@ -171,10 +171,22 @@ def render_top() -> str:
     width = max(len(name) for _, rows in TOP_GROUPS for name, _ in rows) + 3
     parts = [TOP_DESCRIPTION + "\n"]
     for title, rows in TOP_GROUPS:
+        if title == "Other Commands":  # as kubectl: the plugins on PATH come before the other commands
+            parts.extend(_plugin_group(width))
         parts.append(f"{title}:\n" + "".join(f"  {name.ljust(width)}{short}\n" for name, short in rows))
     parts.append("Usage:\n  kubelite [flags] [options]\n")
     parts.append('Use "kubelite <command> --help" for more information about a given command.\n' + FOOTER)
     return "\n".join(parts)
+
+
+def _plugin_group(width: int) -> list[str]:
+    from kubelite.cli.plugins import top_level
+
+    names = top_level()
+    if not names:
+        return []
+    return ["Subcommands provided by plugins:\n" +
+            "".join(f"  {name.ljust(width)}Run the plugin {name}\n" for name in names)]
 
 
 def render_options() -> str:

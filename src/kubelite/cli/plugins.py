@@ -90,7 +90,7 @@ def _list(args) -> int:
     """Every file named like a plugin in each PATH directory, in PATH order, with kubectl's warnings."""
     from kubelite.cli import common
 
-    files, problems = _plugin_files()
+    files, problems = _plugin_files(report=True)
     seen: dict[str, str] = {}
     warnings = 0
     if files:
@@ -112,9 +112,10 @@ def _list(args) -> int:
     return 0
 
 
-def _plugin_files() -> tuple[list[str], list[str]]:
+def _plugin_files(report: bool = False) -> tuple[list[str], list[str]]:
     """The plugin files of every PATH directory (each directory once, in order; names sorted), and the
-    directories that could not be read for another reason than not existing."""
+    directories that could not be read for another reason than not existing (those that do not
+    exist are reported on stderr when `report`)."""
     files: list[str] = []
     problems: list[str] = []
     for directory in dict.fromkeys(os.environ.get("PATH", "").split(os.pathsep)):
@@ -124,16 +125,40 @@ def _plugin_files() -> tuple[list[str], list[str]]:
             names = sorted(os.listdir(directory))
         except OSError as err:
             reason = f"open {directory}: {(err.strerror or str(err)).lower()}"
-            if isinstance(err, (FileNotFoundError, NotADirectoryError, PermissionError)):
-                sys.stderr.write(f'Unable to read directory "{directory}" from your PATH: {reason}. Skipping...\n')
-            else:
+            if not isinstance(err, (FileNotFoundError, NotADirectoryError, PermissionError)):
                 problems.append(f'error: unable to read directory "{directory}" in your PATH: {reason}')
+            elif report:
+                sys.stderr.write(f'Unable to read directory "{directory}" from your PATH: {reason}. Skipping...\n')
             continue
         for name in names:
             full = os.path.join(directory, name)
             if name.startswith(tuple(f"{p}-" for p in PREFIXES)) and not os.path.isdir(full):
                 files.append(full)
     return files, problems
+
+
+def command_words(full: str) -> list[str]:
+    """The command line a plugin file answers: `kubectl-foo-bar_baz` -> foo, bar-baz."""
+    return [word.replace("_", "-") for word in os.path.basename(full).split("-")[1:]]
+
+
+def top_level() -> list[str]:
+    """The first word of each plugin that adds a command of its own (kubelite has no command of that
+    name), in PATH order, once for each plugin file (a shadowed one too), as kubectl lists them."""
+    from kubelite.cli import command_line
+
+    words = [command_words(full) for full in _plugin_files()[0]]
+    return [w[0] for w in words if w and w[0] and command_line.find(w)[0] == ()]
+
+
+def next_words(typed: list[str]) -> list[str]:
+    """The words that may follow `typed` (a plugin's leading words) to name another plugin."""
+    found = []
+    for full in _plugin_files()[0]:
+        words = command_words(full)
+        if len(words) > len(typed) and words[:len(typed)] == typed and words[len(typed)] not in found:
+            found.append(words[len(typed)])
+    return found
 
 
 def _warnings(full: str, name: str, seen: dict[str, str]) -> list[str]:
