@@ -1,21 +1,37 @@
 """API server under concurrent load: every cell of issue 16's server table, measured with wrk.
 
-    python bench/server_load.py [--smoke] [--seconds S] [--workers N] [--storage URL] [--profile FILE]
+    python bench/server_load.py [--smoke] [--seconds S] [--workers N] [--storage URL]
+                                [--controllers C] [--only CELLS] [--before RESULTS.json] [--profile]
 
 Starts `kubelite serve` (its default SQLite store, controllers on, as a user runs it), fills a
-namespace with 1,000 labelled ConfigMaps, then drives each cell for S seconds with wrk (HTTPS,
-keep-alive, bearer token) at 1, 8 and 32 connections. Cells: GET one object, GET as a Table,
-LIST of the 1,000, LIST with a label selector (100 match), LIST as a Table, strategic PATCH of
-one ConfigMap, CREATE of new ConfigMaps (in another namespace, so the LIST stays 1,000).
+namespace with 1,000 labelled ConfigMaps (5 keys of 40 bytes each), then drives each cell for S
+seconds with wrk (HTTPS, keep-alive, bearer token) at 1, 8 and 32 connections. Cells: GET one
+object, GET as a Table, LIST of the 1,000, LIST with a label selector (100 match), LIST as a
+Table, strategic PATCH of one ConfigMap, CREATE of new ConfigMaps (in another namespace, so the
+LIST stays 1,000). The last line, `results: {...}`, is JSON: saved to a file it is the --before
+of a later run (run the bench with PYTHONPATH=<an older checkout>/src to measure that one).
 
 Comparison figures. There is no kube-apiserver on this machine, so the bench cannot run one
-beside kubelite. The `kube-apiserver` column holds the only figures it has, from issue 16 (a
-real kube-apiserver 1.32 + etcd measured with wrk on this machine kind, the same 1,000
-ConfigMaps): LIST at 8 connections 137 req/s, stated absolutely; every other cell is given there
-only as a ratio to kubelite at that time (GET 1.5-2.4x, CREATE 1.4-2.3x, PATCH 1.9-2.8x in
-kubelite's favour; LIST 0.45x at 1 connection, LIST with a selector 0.8x). For those cells the
-column shows kubelite's figure before this work (BASELINE, measured by this bench at commit
-1f8fbd8) divided by the issue's least favourable ratio: an estimate, marked with `~`.
+beside kubelite. The `kube-apiserver` column holds the only figures there are, from issue 16 (a
+real kube-apiserver 1.32 + etcd measured with wrk on this machine kind, 1,000 ConfigMaps): LIST
+at 8 connections 137 req/s, stated absolutely; GET, CREATE, PATCH, LIST at 1 connection and LIST
+with a selector only as kubelite's ratio to it at the time (GET 1.5-2.4x, CREATE 1.4-2.3x, PATCH
+1.9-2.8x, LIST 0.45x at 1 connection, LIST with a selector 0.8x). With --before (kubelite before
+the change, measured by this bench) those cells show `~` before / the issue's least favourable
+ratio: an estimate. Tables and the other connection counts have no figure (n/a). The machine is
+shared: the load average is printed with each run, and figures from a loaded machine are low.
+
+Where the time went (cProfile of one LIST of the 1,000 in-process, SQLite store; --profile
+prints the current figures):
+  before (1f8fbd8): ~100 ms a LIST: per item json.loads (~30%), Go field order (goorder,
+      ~35%), json.dumps of the whole list (~15%), the SQLite range (~5%). As a Table ~200 ms:
+      the same decoding plus the printer's rows and the Table's encoding.
+  after: ~6 ms a LIST from the SQLite range with encoded items reused (listcache), ~2.5 ms
+      from the watch cache (watchcache): what remains is a dict lookup and a label check per
+      item and the join. As a Table ~25 ms: the printer's cells (ages change: printed each time)
+      and encoding the cells; each row's object part and the decoded object are kept.
+  one process runs Python on one core: --workers N (several processes on the store) is what
+      uses the second core.
 
 Needs wrk (Debian package `wrk`); without it the bench says so and exits 0.
 """
@@ -43,11 +59,11 @@ OBJECTS = 1000
 CONCURRENCY = (1, 8, 32)
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 
-# kubelite req/s at commit 1f8fbd8 (before issue 16's server work), this bench, 5 s per cell.
-BASELINE: dict[tuple[str, int], float] = {}
-# Issue 16's kube-apiserver figures: absolute where it gives one, else kubelite's ratio to it.
+# Issue 16's kube-apiserver figures: absolute where it gives one, else kubelite's ratio to it
+# (the least favourable to kubelite of the range it gives; LIST's ratio is at 1 connection).
 KUBE_ABSOLUTE = {("list", 8): 137.0}
-KUBE_RATIO = {"get": 1.5, "get-table": 1.5, "create": 1.4, "patch": 1.9, "list": 0.45, "list-selector": 0.8}
+KUBE_RATIO = {("get", c): 1.5 for c in CONCURRENCY} | {("create", c): 1.4 for c in CONCURRENCY} | {
+    ("patch", c): 1.9 for c in CONCURRENCY} | {("list", 1): 0.45} | {("list-selector", c): 0.8 for c in CONCURRENCY}
 
 
 def _cells(token: str):
@@ -138,12 +154,47 @@ def _server_pids(root: int) -> list[int]:
     return pids + [int(c) for c in children]
 
 
-def _kube_column(cell: str, c: int) -> str:
+def _kube_column(cell: str, c: int, before: dict) -> str:
     if (cell, c) in KUBE_ABSOLUTE:
         return f"{KUBE_ABSOLUTE[(cell, c)]:.0f}"
-    if cell in KUBE_RATIO and (cell, c) in BASELINE:
-        return f"~{BASELINE[(cell, c)] / KUBE_RATIO[cell]:.0f}"
+    if (cell, c) in KUBE_RATIO and f"{cell}@{c}" in before:
+        return f"~{before[f'{cell}@{c}'] / KUBE_RATIO[(cell, c)]:.0f}"
     return "n/a"
+
+
+def _profile() -> None:
+    """cProfile of LISTs of 1,000 ConfigMaps (JSON and Table), the handler called in this thread
+    (an in-process HTTP client would run it in another, out of the profiler's sight)."""
+    import cProfile
+    import pstats
+
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+    from kubelite.server.handlers import resources
+    from kubelite.server.handlers.http import Request
+    from kubelite.server.routing import Query, parse_request
+
+    path = f"/api/v1/namespaces/{NS}/configmaps"
+    with tempfile.TemporaryDirectory() as tmp, \
+            Cluster(f"{tmp}/state.db", clock=FakeClock(), controllers=False) as cluster, \
+            cluster.http_client() as client:
+        _fill(client)
+        r = cluster.api.registry.lookup("", "v1", "configmaps")
+        for accept in ("application/json", TABLE):
+            def one():
+                request = Request(method="GET", path=path, query=Query(b""), headers={"accept": accept})
+                return resources._list(cluster.api, request, parse_request("GET", path, request.query), r, NS)
+
+            one()  # the caches fill
+            profile = cProfile.Profile()
+            start = time.perf_counter()
+            profile.enable()
+            for _ in range(20):
+                one()
+            profile.disable()
+            print(f"profile: LIST as {accept.split(',')[0]}: {(time.perf_counter() - start) / 20 * 1000:.1f} ms each"
+                  " (profiled)")
+            pstats.Stats(profile).sort_stats("tottime").print_stats(8)
 
 
 def main() -> int:
@@ -154,7 +205,13 @@ def main() -> int:
     parser.add_argument("--storage", default=None, help="serve --storage URL (default: its SQLite file)")
     parser.add_argument("--controllers", default="*", help="serve --controllers (default: all)")
     parser.add_argument("--only", default="", help="comma-separated cells to run")
+    parser.add_argument("--before", default=None, help="a results JSON of an earlier run: its column")
+    parser.add_argument("--profile", action="store_true", help="profile LISTs in-process, then stop")
     args = parser.parse_args()
+    if args.profile:
+        _profile()
+        return 0
+    before = json.loads(pathlib.Path(args.before).read_text()) if args.before else {}
     if shutil.which("wrk") is None:
         print("wrk is not installed (Debian package wrk): nothing measured")
         return 0
@@ -177,7 +234,9 @@ def main() -> int:
                 _fill(client)
             pids = _server_pids(server.proc.pid)
             print(f"{'RSS after fill (MiB)':<26} {' '.join(f'{m:.0f}' for m in _rss_mb(pids))}")
-            print(f"{'cell':<16}{'conns':>6}{'kubelite':>11}{'kube-apiserver':>16}{'ratio':>8}  non-2xx")
+            print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; workers {args.workers or 1}")
+            print(f"{'cell':<16}{'conns':>6}{'before':>9}{'kubelite':>10}{'kube-apiserver':>16}{'ratio':>8}"
+                  "  non-2xx")
             only = set(filter(None, args.only.split(",")))
             results = {}
             for cell, path, script, headers in _cells(server.token):
@@ -186,9 +245,10 @@ def main() -> int:
                 for c in CONCURRENCY:
                     rate, bad = _wrk(server.url + path, server.token, c, seconds, script, headers, tmp)
                     results[(cell, c)] = rate
-                    kube = _kube_column(cell, c)
+                    kube = _kube_column(cell, c, before)
                     ratio = f"{rate / float(kube.lstrip('~')):.2f}" if kube != "n/a" else ""
-                    print(f"{cell:<16}{c:>6}{rate:>11.1f}{kube:>16}{ratio:>8}  {bad}", flush=True)
+                    old = f"{before[f'{cell}@{c}']:.1f}" if f"{cell}@{c}" in before else "n/a"
+                    print(f"{cell:<16}{c:>6}{old:>9}{rate:>10.1f}{kube:>16}{ratio:>8}  {bad}", flush=True)
             pids = _server_pids(server.proc.pid)
             print(f"{'RSS after load (MiB)':<26} {' '.join(f'{m:.0f}' for m in _rss_mb(pids))}")
             print("results:", json.dumps({f"{k[0]}@{k[1]}": round(v, 1) for k, v in results.items()}))

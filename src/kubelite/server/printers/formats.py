@@ -6,6 +6,7 @@ server always prints with "wide" on; clients pick columns by priority).
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any, Iterable, Mapping
 
 UTC = datetime.timezone.utc
@@ -49,6 +50,11 @@ def parse_time(value: Any) -> datetime.datetime | None:
     """An RFC 3339 timestamp (seconds or micro/nanosecond precision) as aware UTC; None if absent/bad."""
     if not isinstance(value, str) or not value:
         return None
+    return _parse_time_text(value)
+
+
+@functools.lru_cache(maxsize=16384)  # a Table of 1,000 objects reads each creationTimestamp again
+def _parse_time_text(value: str) -> datetime.datetime | None:
     text = value.strip()
     if text.endswith("Z") or text.endswith("z"):
         text = text[:-1] + "+00:00"
@@ -250,4 +256,5 @@ def lower_kind_name(kind: str, name: str) -> str:
 
 
 def mapping_len(value: Any) -> int:
-    return len(value) if isinstance(value, Mapping) else 0
+    # dict first: the abstract Mapping check is slow, and decoded JSON objects are dicts.
+    return len(value) if isinstance(value, dict) or isinstance(value, Mapping) else 0
