@@ -140,3 +140,30 @@ def test_kubelite_prints_what_kubectl_prints(setup, args, document):
         outputs.append((done.returncode, done.stdout, done.stderr))
         kubectl(setup, "delete", "configmap", "web-diff", "--ignore-not-found")
     assert outputs[0] == outputs[1]
+
+
+def test_a_dead_webhook_as_kubectl_and_kubelite_report_it(setup):
+    import socket
+    import subprocess
+    import sys
+
+    server, _, certs, _ = setup
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"https://127.0.0.1:{port}/validate"
+    dead = webhook_configuration("ValidatingWebhookConfiguration", "dead", [
+        hook("dead.example.com", url, certs["ca_bundle"], resources=("services",))])
+    assert kubectl(setup, "apply", "-f", "-", stdin=json.dumps(dead)).returncode == 0
+    try:
+        args = ("create", "service", "clusterip", "gone", "--tcp=80:80")
+        by_kubectl = kubectl(setup, *args)
+        by_kubelite = subprocess.run([sys.executable, "-m", "kubelite", "--kubeconfig", str(server.kubeconfig), *args],
+                                     capture_output=True, text=True, timeout=120)
+    finally:
+        kubectl(setup, "delete", "validatingwebhookconfiguration", "dead")
+    expected = ('error: failed to create ClusterIP service: Internal error occurred: failed calling webhook '
+                f'"dead.example.com": failed to call webhook: Post "{url}?timeout=10s": dial tcp 127.0.0.1:{port}: '
+                "connect: connection refused\n")
+    assert (by_kubectl.returncode, by_kubectl.stderr) == (1, expected)
+    assert (by_kubelite.returncode, by_kubelite.stdout, by_kubelite.stderr) == (1, "", expected)
