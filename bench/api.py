@@ -37,8 +37,10 @@ Where the time of a test went (2-core machine shared with other jobs; sampled wi
     - a cluster IP is drawn at random and checked; a status write copies the stored object once
     - measured, the same test in both trees interleaved (the machine at a load of ~20 on 2 cores,
       so CPU time, not wall): 59 ms CPU per test against 80 ms before (-26%), though the tree
-      gained admission webhooks, CSRs and a watch cache meanwhile; on a quiet machine that is
-      about 48 s per 1,000 tests on one worker (65 s before), and half on two pytest-xdist workers
+      gained admission webhooks, CSRs and a watch cache meanwhile; projected to a quiet machine
+      (where wall was CPU + 10% before): ~48 s per 1,000 tests on one worker (65 s measured
+      before), and about half on two pytest-xdist workers over two idle cores (not measured:
+      the machine was never idle while this was written)
     - what is left: the controllers' ~30 writes (settle ~54% of CPU), each write's field
       management (~11%), validation, JSON encoding and decoding (~10%), and a new cluster (~9%)
 
