@@ -274,6 +274,12 @@ DUPLICATE_KEYS = {
     "configurations-file": files(CM, "configurations:\n- c.yaml\n", {"top/c.yaml": "namePrefix:\n- path: metadata/name\n"
                                                                                    "  kind: a\n  kind: b\n  kind: c\n"
                                                                                    "namePrefix: []\n"}),
+    "lines-of-the-rewritten-document": files("\n\n# head comment\napiVersion: v1\nkind: ConfigMap\n\nmetadata:\n"
+                                             "  name: cm   # trailing\n\n  # a comment\ndata:\n  b: |\n    multi\n"
+                                             "    line\n  c: [1,\n     2]\n  a: '1'\n  a: '2'\n"),
+    "long-lines-are-not-wrapped": files("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  s: "
+                                        + " ".join(["word"] * 50) + "\n  f: [" + ", ".join(["item"] * 40) + "]\n"
+                                        "  a: '1'\n  a: '2'\n"),
     "replacement-file": files(CM, "replacements:\n- path: rep.yaml\n", {"top/rep.yaml": "source:\n  kind: ConfigMap\n"
                                                                                       "  fieldPath: data.a\n"
                                                                                       "  fieldPath: metadata.name\n"
@@ -356,9 +362,61 @@ SIMILAR_ARRAYS = {
         containers_patch("          - name: a\n            ports:\n            - {containerPort: 81, name: z}\n")),
 }
 
+# -- configurations: how their field specs merge with the defaults -----------------------------
+THREE_KINDS = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n---\napiVersion: apps/v1\nkind: Deployment\n"
+               "metadata:\n  name: d\n---\napiVersion: admissionregistration.k8s.io/v1\n"
+               "kind: MutatingWebhookConfiguration\nmetadata:\n  name: m\n---\napiVersion: x/v1\nkind: Foo\n"
+               "metadata:\n  name: f\n")
+
+
+def configured(config: str, kustomization: str = "namePrefix: p-\nnameSuffix: -s\ncommonAnnotations: {a: b}\n") -> dict:
+    return {"top/kustomization.yaml": K + "resources:\n- r.yaml\n" + kustomization + "configurations:\n- c.yaml\n",
+            "top/r.yaml": THREE_KINDS, "top/c.yaml": config}
+
+
+CONFIGURATIONS = {
+    # a kind's own spec sorts before the spec for every kind, which is then left out
+    "prefix-for-one-kind": configured("namePrefix:\n- path: metadata/name\n  kind: Foo\n"),
+    "prefix-for-two-kinds": configured("namePrefix:\n- path: metadata/name\n  kind: Foo\n"
+                                       "- path: metadata/name\n  kind: ConfigMap\n"),
+    "prefix-for-one-group": configured("namePrefix:\n- path: metadata/name\n  group: x\n"),
+    "prefix-general-and-one-kind": configured("namePrefix:\n- path: metadata/name\n- path: metadata/name\n  kind: Foo\n"),
+    "suffix-for-one-kind": configured("nameSuffix:\n- path: metadata/name\n  kind: Foo\n"),
+    "annotations-for-one-kind": configured("commonAnnotations:\n- path: metadata/annotations\n  kind: Foo\n  create: true\n"),
+    # webhook kinds sort after the general spec: both stay, and the name is prefixed twice
+    "prefix-for-a-webhook-kind": configured("namePrefix:\n- path: metadata/name\n  kind: MutatingWebhookConfiguration\n"),
+    "prefix-other-path": configured("namePrefix:\n- path: spec/x\n  kind: Foo\n"),
+    "empty-list": configured("namePrefix: []\n"),
+    "conflicting-create-in-one-file": configured("namePrefix:\n- path: metadata/name\n  kind: Foo\n"
+                                                 "- path: metadata/name\n  kind: Foo\n  create: true\n"),
+    # local-config objects named through a configured reference, only they prefixed
+    "local-config-reference-source": tree(
+        [local("apiVersion: local/v1\nkind: IngressHost\nmetadata:\n  name: test.example.com\n"),
+         "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ing\nspec:\n  rules:\n"
+         "  - host: test.example.com\n  - host: other.example.com\n  tls:\n  - hosts: [test.example.com]\n",
+         deployment().replace("image: i", "image: i\n        env:\n        - {name: HOST, value: test.example.com}")],
+        "namePrefix: p-\nconfigurations:\n- conf.yaml\n",
+        {"top/conf.yaml": "nameReference:\n- kind: IngressHost\n  fieldSpecs:\n  - {path: spec/rules/host, kind: Ingress}\n"
+                          "  - {path: spec/tls/hosts, kind: Ingress}\n"
+                          "  - {path: spec/template/spec/containers/env/value, kind: Deployment}\n"
+                          "namePrefix:\n- {path: metadata/name, kind: IngressHost}\n"}),
+}
+
+# a kind named like a cluster-scoped one, in another API group, is namespaced
+OTHER_GROUPS = {
+    "namespace-kind-of-another-group": tree(["apiVersion: servicebus.azure.com/v1beta1\nkind: Namespace\nmetadata:\n"
+                                             "  name: sb\n  namespace: before\n", CM], "namespace: after\n"),
+    "cluster-role-of-another-group": tree(["apiVersion: example.com/v1\nkind: ClusterRole\nmetadata:\n  name: cr\n",
+                                           "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n"
+                                           "  name: cr\nrules: []\n"], "namespace: ns\nnamePrefix: p-\n"),
+    "storage-class-of-another-group": tree(["apiVersion: example.com/v1\nkind: StorageClass\nmetadata:\n  name: s\n",
+                                            PVC.replace("fast", "s")], "namespace: ns\nnameSuffix: -x\n"),
+}
+
 CASES = {f"{group}/{name}": tree_files for group, table in (
     ("labels", LABELS), ("components", COMPONENTS), ("references", REFERENCES), ("local-config", LOCAL_CONFIG),
-    ("duplicate-keys", DUPLICATE_KEYS), ("similar-arrays", SIMILAR_ARRAYS)) for name, tree_files in table.items()}
+    ("duplicate-keys", DUPLICATE_KEYS), ("similar-arrays", SIMILAR_ARRAYS), ("configurations", CONFIGURATIONS),
+    ("other-groups", OTHER_GROUPS)) for name, tree_files in table.items()}
 
 
 @pytest.mark.kubectl

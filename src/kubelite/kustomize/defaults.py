@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import KustomizeError
 from .fieldspec import FieldSpec
+from .resource import Gvk
 
 # Where the pod spec sits in each kind that embeds one (for name references).
 _POD_SPEC_AT = {
@@ -202,6 +204,41 @@ def _images() -> list[FieldSpec]:
     return out
 
 
+_SPEC_LISTS = (("name_prefix", "NamePrefix"), ("name_suffix", "NameSuffix"), ("namespace", "NameSpace"),
+               ("common_annotations", "CommonAnnotations"), ("common_labels", "CommonLabels"), ("labels", "Labels"),
+               ("template_labels", "TemplateLabels"), ("var_reference", "VarReference"), ("images", "Images"),
+               ("replicas", "Replicas"))
+
+
+def merge_specs(mine: list, incoming: list, go_name: str) -> list:
+    """Kustomize's FsSlice.MergeAll then sort: a spec is left out when one already there has
+    its path and is selected by its group/version/kind (a spec for every kind is selected by
+    any), with a create flag that must then agree; the list is sorted by kind priority and
+    group/version/kind. Merged into an empty config in that order, a kind's own spec sorts
+    before the spec for every kind of the same path, which is then left out."""
+    out = list(mine)
+    for spec in sorted(incoming, key=_spec_order):  # Kustomize's configs are always sorted
+        there = next((s for s in out if s.path == spec.path
+                      and Gvk(s.group, s.version, s.kind).selected_by(spec.group, spec.version, spec.kind)), None)
+        if there is None:
+            out.append(spec)
+        elif there.create != spec.create:
+            raise KustomizeError(f"failed to merge {go_name} fieldSpec: conflicting fieldspecs")
+    return sorted(out, key=_spec_order)
+
+
+def _spec_order(spec: FieldSpec) -> tuple:
+    from .sorting import DEFAULT_FIRST, DEFAULT_LAST
+
+    if spec.kind in DEFAULT_FIRST:
+        rank = DEFAULT_FIRST.index(spec.kind) - len(DEFAULT_FIRST)
+    elif spec.kind in DEFAULT_LAST:
+        rank = DEFAULT_LAST.index(spec.kind) + 1
+    else:
+        rank = 0
+    return rank, "_".join((spec.group or "~G", spec.version or "~V", spec.kind or "~K"))
+
+
 @dataclass
 class TransformerConfig:
     name_prefix: list = field(default_factory=list)
@@ -217,12 +254,8 @@ class TransformerConfig:
     replicas: list = field(default_factory=list)
 
     def merge(self, other: "TransformerConfig") -> None:
-        for name in ("name_prefix", "name_suffix", "namespace", "common_labels", "template_labels", "labels",
-                     "common_annotations", "var_reference", "images", "replicas"):
-            mine = getattr(self, name)
-            for spec in getattr(other, name):
-                if spec not in mine:
-                    mine.append(spec)
+        for name, go_name in _SPEC_LISTS:
+            setattr(self, name, merge_specs(getattr(self, name), getattr(other, name), go_name))
         for ref in other.name_reference:
             for existing in self.name_reference:
                 if (existing.group, existing.version, existing.kind) == (ref.group, ref.version, ref.kind):

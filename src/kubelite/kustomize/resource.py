@@ -10,17 +10,30 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-# Kinds that live outside namespaces (kyaml decides from its built-in schema).
-CLUSTER_SCOPED = frozenset(
-    """APIService CertificateSigningRequest ClusterRole ClusterRoleBinding ComponentStatus
-    CSIDriver CSINode CustomResourceDefinition FlowSchema IngressClass MutatingAdmissionPolicy
-    MutatingAdmissionPolicyBinding MutatingWebhookConfiguration Namespace Node PersistentVolume
-    PodSecurityPolicy PriorityClass PriorityLevelConfiguration RuntimeClass
-    SelfSubjectAccessReview SelfSubjectReview SelfSubjectRulesReview StorageClass
-    StorageVersionMigration SubjectAccessReview TokenReview ValidatingAdmissionPolicy
-    ValidatingAdmissionPolicyBinding ValidatingWebhookConfiguration VolumeAttachment
-    VolumeAttributesClass ClusterTrustBundle IPAddress ServiceCIDR""".split()
-)
+# Kinds that live outside namespaces, with the API groups that define them: kyaml decides
+# from its built-in schema by apiVersion and kind, so a `Namespace` of another group is an
+# ordinary namespaced object.
+_CLUSTER_SCOPED_GROUPS = {
+    "": "ComponentStatus Namespace Node PersistentVolume",
+    "admissionregistration.k8s.io": "MutatingAdmissionPolicy MutatingAdmissionPolicyBinding "
+                                    "MutatingWebhookConfiguration ValidatingAdmissionPolicy "
+                                    "ValidatingAdmissionPolicyBinding ValidatingWebhookConfiguration",
+    "apiextensions.k8s.io": "CustomResourceDefinition",
+    "apiregistration.k8s.io": "APIService",
+    "authentication.k8s.io": "SelfSubjectReview TokenReview",
+    "authorization.k8s.io": "SelfSubjectAccessReview SelfSubjectRulesReview SubjectAccessReview",
+    "certificates.k8s.io": "CertificateSigningRequest ClusterTrustBundle",
+    "extensions": "PodSecurityPolicy",
+    "flowcontrol.apiserver.k8s.io": "FlowSchema PriorityLevelConfiguration",
+    "networking.k8s.io": "IngressClass IPAddress ServiceCIDR",
+    "node.k8s.io": "RuntimeClass",
+    "policy": "PodSecurityPolicy",
+    "rbac.authorization.k8s.io": "ClusterRole ClusterRoleBinding",
+    "scheduling.k8s.io": "PriorityClass",
+    "storage.k8s.io": "CSIDriver CSINode StorageClass VolumeAttachment VolumeAttributesClass",
+    "storagemigration.k8s.io": "StorageVersionMigration",
+}
+CLUSTER_SCOPED = frozenset((group, kind) for group, kinds in _CLUSTER_SCOPED_GROUPS.items() for kind in kinds.split())
 
 NOT_A_NAMESPACE = "~X"
 
@@ -56,7 +69,7 @@ class ResId(NamedTuple):
 
     @property
     def cluster_scoped(self) -> bool:
-        return self.gvk.kind in CLUSTER_SCOPED
+        return (self.gvk.group, self.gvk.kind) in CLUSTER_SCOPED
 
     def effective_namespace(self) -> str:
         if self.cluster_scoped:

@@ -20,7 +20,9 @@ class Accumulator:
 
     def __init__(self) -> None:
         self.resmap = ResMap()
-        self.config: TransformerConfig = default_config()
+        # empty until the kustomization's own config is merged in (Kustomize's order matters:
+        # see defaults.merge_specs)
+        self.config: TransformerConfig = TransformerConfig()
         self.vars: list[dict] = []
 
     def merge_vars(self, new_vars: list, match: bool = True) -> None:
@@ -176,8 +178,7 @@ class Target:
             self._accumulate_resources(ra, self.resources)
         except KustomizeError as exc:
             raise KustomizeError(f"accumulating resources: {exc}") from None
-        for path in kz.as_list(k, "configurations"):
-            ra.config.merge(load_config_file(self.loader, path))
+        ra.config.merge(self._transformer_config())
         for path in kz.as_list(k, "crds"):
             ra.config.merge(_crd_config(self.loader, path))
         self._run_generators(ra)
@@ -192,6 +193,18 @@ class Target:
         except KustomizeError as exc:
             raise KustomizeError(f"merging vars {_go_vars(kz.as_list(k, 'vars'))}: {exc}") from None
         return ra
+
+    def _transformer_config(self) -> TransformerConfig:
+        """Kustomize's MakeTransformerConfig: the defaults merged with the `configurations:`
+        files (merged with each other first)."""
+        tc = default_config()
+        paths = kz.as_list(self.k, "configurations")
+        if paths:
+            loaded = TransformerConfig()
+            for path in paths:
+                loaded.merge(load_config_file(self.loader, path))
+            tc.merge(loaded)
+        return tc
 
     def _accumulate_resources(self, ra: Accumulator, paths: list) -> None:
         """Each path is tried as a file of resources, then as a kustomization directory;

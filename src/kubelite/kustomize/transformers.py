@@ -100,7 +100,7 @@ def prefix_suffix(resmap: ResMap, prefix: str, suffix: str, specs: list[FieldSpe
         for spec in specs:
             if not spec.selects(org.gvk):
                 continue
-            if spec.path == "metadata/name" and not spec.kind and not spec.group and not spec.version:
+            if spec.path == "metadata/name":
                 if prefix or not suffix:
                     res.prefixes.append(prefix) if prefix else None
                 if suffix:

@@ -211,37 +211,70 @@ def load_resources(text: str) -> list[tuple[object, list[str]]]:
     """The documents as kyaml holds resources (a key given twice answers its first value),
     each with yaml.v3's complaints about those keys, which Kustomize raises only when it
     decodes the object into a map."""
-    # kyaml parses each document alone: its lines count from the one after its `---` line
-    separators = [i for i, line in enumerate(text.split("\n")) if line.startswith("---")]
     out: list[tuple[object, list[str]]] = []
     for node in _compose_all(text):
         if node is None:
             out.append((None, []))
             continue
-        first = max((i + 1 for i in separators if i < node.start_mark.line), default=0)
-        out.append((_build(node, set(), first_wins=True), duplicate_keys(node, first)))
+        duplicates = duplicate_keys(node)
+        if duplicates:
+            duplicates = duplicate_keys(node, _kyaml_lines(text, node))
+        out.append((_build(node, set(), first_wins=True), duplicates))
     return out
 
 
-def duplicate_keys(node, first_line: int = 0, active: set | None = None) -> list[str]:
+def _kyaml_lines(text: str, node):
+    """Where kyaml's decoder sees each key of the document: lines of the document written out
+    again (no `---`, no blank lines, flow collections on one line), comment lines kept."""
+    rewritten = yaml.compose(yaml.serialize(node, Dumper=_Dumper, width=10**9, indent=2, allow_unicode=True),
+                             Loader=_PyLoader)
+    all_lines = text.split("\n")
+    start = max((i + 1 for i, line in enumerate(all_lines[:node.start_mark.line]) if line.startswith("---")), default=0)
+    comment_lines = [i for i, line in enumerate(all_lines) if i >= start and line.lstrip().startswith("#")]
+    lines: dict[int, int] = {}
+
+    def pair(original, copy) -> None:
+        if id(original) in lines or isinstance(original, ScalarNode):
+            return
+        lines[id(original)] = 0
+        if isinstance(original, SequenceNode):
+            for a, b in zip(original.value, copy.value):
+                pair(a, b)
+            return
+        for (ka, va), (kb, vb) in zip(original.value, copy.value):
+            comments = sum(1 for c in comment_lines if c < ka.start_mark.line)
+            lines[id(ka)] = kb.start_mark.line + comments
+            pair(va, vb)
+
+    pair(node, rewritten)
+    return lambda key: lines.get(id(key), key.start_mark.line)
+
+
+class _Dumper(yaml.SafeDumper):
+    def resolve(self, kind, value, implicit):  # keep the tags the composer gave
+        return _PLAIN if kind is ScalarNode and implicit[0] else super().resolve(kind, value, implicit)
+
+
+def duplicate_keys(node, line_of=None, active: set | None = None) -> list[str]:
     """yaml.v3's unmarshal errors for mapping keys given twice: every later key against each
     earlier one of the same text; the values of such a mapping are not looked into.
-    first_line: the 0-based line of the text where the document begins."""
+    line_of(key node): its 0-based line (default: where it is in the text)."""
+    line_of = line_of or (lambda key: key.start_mark.line)
     active = set() if active is None else active
     if isinstance(node, ScalarNode) or id(node) in active:
         return []
     active.add(id(node))
     try:
         if isinstance(node, SequenceNode):
-            return [e for item in node.value for e in duplicate_keys(item, first_line, active)]
+            return [e for item in node.value for e in duplicate_keys(item, line_of, active)]
         keys = [k for k, _ in node.value]
-        errors = [f"line {later.start_mark.line + 1 - first_line}: mapping key {_go_quote(later.value)} already "
-                  f"defined at line {earlier.start_mark.line + 1 - first_line}"
+        errors = [f"line {line_of(later) + 1}: mapping key {_go_quote(later.value)} already "
+                  f"defined at line {line_of(earlier) + 1}"
                   for i, earlier in enumerate(keys) for later in keys[i + 1:]
                   if isinstance(earlier, ScalarNode) and isinstance(later, ScalarNode) and earlier.value == later.value]
         if errors:
             return errors
-        return [e for _, value in node.value for e in duplicate_keys(value, first_line, active)]
+        return [e for _, value in node.value for e in duplicate_keys(value, line_of, active)]
     finally:
         active.discard(id(node))
 
