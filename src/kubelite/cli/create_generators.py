@@ -426,9 +426,7 @@ def run(argv: list[str]) -> int:
     """argv starts with the generator name (`deployment`, `service`, `secret`, ...)."""
     key = ALIASES[argv[0]]
     rest = argv[1:]
-    if key in SUBTYPES:
-        if not rest or rest[0] in ("-h", "--help") or rest[0] not in SUBTYPES[key]:
-            return _subtype_missing(key, rest)
+    if key in SUBTYPES:  # the command line found the subtype and put it next (`secret generic ...`)
         key, rest = f"{key} {rest[0]}", rest[1:]
     spec = SPECS[key]
     command: list[str] = []
@@ -436,20 +434,6 @@ def run(argv: list[str]) -> int:
         at = rest.index("--")
         rest, command = rest[:at], rest[at + 1:]
     return common.run(_parser(spec), rest, lambda args: _create(spec, args, command))
-
-
-def _subtype_missing(key: str, rest: list[str]) -> int:
-    if rest and rest[0] in ("-h", "--help"):
-        from kubelite.cli.help import render
-        from kubelite.cli.help_texts import HELP
-
-        sys.stdout.write(render(HELP[f"create {key}"]))
-        return 0
-    sys.stderr.write(f"error: unknown command \"{rest[0] if rest else ''}\" for \"kubelite create {key}\"\n"
-                     if rest else "")
-    if not rest:
-        sys.stderr.write(f"Usage: kubelite create {key} ({'|'.join(SUBTYPES[key])}) NAME [flags]\n")
-    return 1
 
 
 def _create(spec: Spec, args, command: list[str]) -> int:
