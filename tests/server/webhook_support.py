@@ -83,6 +83,9 @@ class WebhookServer:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as webhook servers do
+            disable_nagle_algorithm = True  # headers and body go out at once
+
             def do_POST(self):  # noqa: N802 (http.server's name)
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)

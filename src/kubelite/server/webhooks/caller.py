@@ -127,6 +127,38 @@ def _ssl_context(ca_bundle: str | None) -> ssl.SSLContext:
         return context
 
 
+class _Clients:
+    """Idle HTTPS clients per trusted CA, so that calls reuse their connections (kept alive, as
+    kube-apiserver's are). A call has its client to itself: one abandoned at its deadline is
+    closed, never handed to another call."""
+
+    _IDLE = 4  # per CA bundle
+
+    def __init__(self):
+        self._idle: dict[str, list] = {}
+        self._lock = threading.Lock()
+
+    def checkout(self, ca_bundle: str | None):
+        import httpx
+
+        with self._lock:
+            idle = self._idle.get(ca_bundle or "")
+            if idle:
+                return idle.pop()
+        return httpx.Client(verify=_ssl_context(ca_bundle), trust_env=False)
+
+    def checkin(self, ca_bundle: str | None, client) -> None:
+        with self._lock:
+            idle = self._idle.setdefault(ca_bundle or "", [])
+            if len(idle) < self._IDLE:
+                idle.append(client)
+                return
+        client.close()
+
+
+_CLIENTS = _Clients()
+
+
 def post(target: Target, ca_bundle: str | None, body: dict, timeout: int) -> object:
     """POST the review, return the decoded JSON answer (CallFailed on any failure)."""
     import httpx
@@ -142,12 +174,13 @@ def post(target: Target, ca_bundle: str | None, body: dict, timeout: int) -> obj
         headers["Host"] = parts.netloc
         extensions["sni_hostname"] = target.server_name
     data = json.dumps(body, separators=(",", ":")).encode()
-    client = httpx.Client(verify=_ssl_context(ca_bundle), timeout=httpx.Timeout(float(timeout)), trust_env=False)
+    client = _CLIENTS.checkout(ca_bundle)
     outcome: list = []
 
     def call() -> None:
         try:
-            outcome.append(client.post(connect, content=data, headers=headers, extensions=extensions))
+            outcome.append(client.post(connect, content=data, headers=headers, extensions=extensions,
+                                       timeout=httpx.Timeout(float(timeout))))
         except Exception as err:  # noqa: BLE001 (handed to the caller's thread)
             outcome.append(err)
 
@@ -159,8 +192,11 @@ def post(target: Target, ca_bundle: str | None, body: dict, timeout: int) -> obj
     if not outcome:
         client.close()
         raise CallFailed(f'Post "{shown}": context deadline exceeded')
-    client.close()
     result = outcome[0]
+    if isinstance(result, Exception):
+        client.close()
+    else:
+        _CLIENTS.checkin(ca_bundle, client)
     if isinstance(result, httpx.TimeoutException):
         raise CallFailed(f'Post "{shown}": context deadline exceeded')
     if isinstance(result, httpx.ConnectError):
