@@ -2,8 +2,8 @@
 
 `APIServer` calls `mutating` after its built-in mutating admission (defaults, plugins) and
 before validation, and `validating` after validation, before storage — kube-apiserver's order.
-A patched object is decoded again as the API server decodes any object: defaults applied (and
-pruning and schema defaults for custom resources), and on update the generation follows.
+A patched object goes on as the API server's would: decoded (defaults), the built-in mutating
+admission again, the registry strategy (status, generation, pruning of custom resources).
 """
 from __future__ import annotations
 
@@ -45,7 +45,10 @@ class WebhookStage:
         if patched is sent:
             return obj, warnings
         if isinstance(patched.get("metadata"), dict):
-            patched["metadata"].update({k: v for k, v in system.items() if k not in patched["metadata"]})
+            # The server sets its system fields whatever a webhook wrote; a generated name only
+            # when the webhook did not give one.
+            meta = patched["metadata"]
+            meta.update({k: v for k, v in system.items() if k != "name" or k not in meta})
         return self._decoded(r, obj, patched, old, subresource), warnings
 
     def validating(self, r, obj: dict, old: dict | None, opts, subresource: str = "",
