@@ -22,5 +22,5 @@ def clone(value: T) -> T:
     """A deep copy of `value` (equal to copy.deepcopy's for JSON values)."""
     try:
         return pickle.loads(pickle.dumps(value, _PROTOCOL))
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+    except Exception:  # not picklable (a lambda, a lock, a local class...): deepcopy decides
         return copy.deepcopy(value)
