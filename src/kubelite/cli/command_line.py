@@ -82,9 +82,11 @@ def parser_switches(parser) -> frozenset[str]:
     create's help)."""
     import argparse
 
+    from kubelite.cli.common import is_text_bool
+
     names: set[str] = set()
     for action in parser._actions:
-        if action.nargs in (0, "?") and not isinstance(action, argparse._HelpAction):
+        if (action.nargs in (0, "?") or is_text_bool(action)) and not isinstance(action, argparse._HelpAction):
             names.update(action.option_strings)
     return frozenset(names)
 

@@ -316,20 +316,30 @@ def _bool_flag_values(p: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     return out
 
 
+def is_text_bool(action: argparse.Action) -> bool:
+    """A boolean flag kept as text (`--overwrite`, default "true"): pflag's bool, never the next word."""
+    return action.nargs is None and action.default in ("true", "false") and bool(action.option_strings)
+
+
 def _optional_values(p: argparse.ArgumentParser, argv: list[str]) -> list[str]:
-    """`--flag` of a flag with an optional value (pflag's NoOptDefVal, e.g. --dry-run) never takes the
-    next word as its value, as argparse would: it becomes `--flag=<its value when bare>`."""
-    bare = {}
+    """`--flag` of a flag with an optional value (pflag's NoOptDefVal, e.g. --dry-run, or a boolean kept
+    as text) never takes the next word as its value, as argparse would: it becomes `--flag=<its value
+    when bare>`."""
+    bare, always = {}, set()
     for action in p._actions:
         if action.nargs == "?" and action.option_strings and isinstance(action.const, (str, bool)):
             text = action.const if isinstance(action.const, str) else str(action.const).lower()
             bare.update({name: text for name in action.option_strings if name.startswith("--")})
+        elif is_text_bool(action):
+            bare.update({name: "true" for name in action.option_strings})
+            always.update(action.option_strings)
     out = []
     for i, token in enumerate(argv):
         if token == "--":
             return out + argv[i:]
         following = argv[i + 1] if i + 1 < len(argv) else "-"
-        out.append(f"{token}={bare[token]}" if token in bare and not following.startswith("-") else token)
+        wanted = token in always or (token in bare and not following.startswith("-"))
+        out.append(f"{token}={bare[token]}" if wanted else token)
     return out
 
 
