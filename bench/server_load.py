@@ -21,17 +21,19 @@ the change, measured by this bench) those cells show `~` before / the issue's le
 ratio: an estimate. Tables and the other connection counts have no figure (n/a). The machine is
 shared: the load average is printed with each run, and figures from a loaded machine are low.
 
-Where the time went (cProfile of one LIST of the 1,000 in-process, SQLite store; --profile
-prints the current figures):
-  before (1f8fbd8): ~100 ms a LIST: per item json.loads (~30%), Go field order (goorder,
-      ~35%), json.dumps of the whole list (~15%), the SQLite range (~5%). As a Table ~200 ms:
-      the same decoding plus the printer's rows and the Table's encoding.
-  after: ~6 ms a LIST from the SQLite range with encoded items reused (listcache), ~2.5 ms
-      from the watch cache (watchcache): what remains is a dict lookup and a label check per
-      item and the join. As a Table ~25 ms: the printer's cells (ages change: printed each time)
-      and encoding the cells; each row's object part and the decoded object are kept.
-  one process runs Python on one core: --workers N (several processes on the store) is what
-      uses the second core.
+Where the time went (--profile measures it now: one LIST of the 1,000 in-process, SQLite store,
+the handler called directly; figures from a machine at load average ~22 on 2 cores):
+  before (1f8fbd8), the ordinary encoding: 210-270 ms a LIST (~100 ms on a quieter machine):
+      per item json.loads (~30%), Go field order (goorder, ~35%), json.dumps of the whole list
+      (~15%), the SQLite range (~5%). As a Table 230-245 ms: the same decoding, the printer's
+      rows, and Go's field order over every row of the Table.
+  encoded items (listcache) from the SQLite range: ~10 ms; most of it the range (fetchall).
+  now, encoded items from the watch cache (watchcache): 2-3 ms, a dict lookup and a label check
+      per item and the join. As a Table 30-40 ms: the printer's cells (ages move, so they are
+      printed for every request) and encoding them; each row's object part and the decoded
+      object are kept.
+  One process runs Python on one core (the GIL): --workers N (several processes on one store)
+  is what puts the second core to work.
 
 Needs wrk (Debian package `wrk`); without it the bench says so and exits 0.
 """
@@ -157,44 +159,65 @@ def _server_pids(root: int) -> list[int]:
 def _kube_column(cell: str, c: int, before: dict) -> str:
     if (cell, c) in KUBE_ABSOLUTE:
         return f"{KUBE_ABSOLUTE[(cell, c)]:.0f}"
-    if (cell, c) in KUBE_RATIO and f"{cell}@{c}" in before:
+    if (cell, c) in KUBE_RATIO and before.get(f"{cell}@{c}"):
         return f"~{before[f'{cell}@{c}'] / KUBE_RATIO[(cell, c)]:.0f}"
     return "n/a"
 
 
 def _profile() -> None:
-    """cProfile of LISTs of 1,000 ConfigMaps (JSON and Table), the handler called in this thread
-    (an in-process HTTP client would run it in another, out of the profiler's sight)."""
+    """Where a LIST of 1,000 ConfigMaps spends its time, the handler called in this thread (an
+    in-process HTTP client would run it in another, out of the profiler's sight): the ordinary
+    encoding (what every LIST did before), encoded items read from the store, encoded items from
+    the watch cache (what a LIST does now); JSON and Table. Then a cProfile of the last two."""
     import cProfile
     import pstats
 
+    from kubelite.server import listcache
     from kubelite.server.clock import FakeClock
     from kubelite.server.cluster import Cluster
-    from kubelite.server.handlers import resources
+    from kubelite.server.handlers import encodedlist, resources
     from kubelite.server.handlers.http import Request
-    from kubelite.server.routing import Query, parse_request
+    from kubelite.server.routing import Query
 
     path = f"/api/v1/namespaces/{NS}/configmaps"
     with tempfile.TemporaryDirectory() as tmp, \
             Cluster(f"{tmp}/state.db", clock=FakeClock(), controllers=False) as cluster, \
             cluster.http_client() as client:
         _fill(client)
-        r = cluster.api.registry.lookup("", "v1", "configmaps")
+        api = cluster.api
+        r = api.registry.lookup("", "v1", "configmaps")
+        store_reader = listcache.reader_for(api)
         for accept in ("application/json", TABLE):
-            def one():
-                request = Request(method="GET", path=path, query=Query(b""), headers={"accept": accept})
-                return resources._list(cluster.api, request, parse_request("GET", path, request.query), r, NS)
+            request = Request(method="GET", path=path, query=Query(b""), headers={"accept": accept})
+            opts = resources.list_options(request, r)
 
-            one()  # the caches fill
+            def ordinary():
+                return resources._respond(request, r, api.list(r, NS, opts))
+
+            def from_store():
+                listcache._READERS[api] = api.store  # the store's range() without the watch cache
+                try:
+                    return encodedlist.respond(api, request, r, NS, opts)
+                finally:
+                    listcache._READERS[api] = store_reader
+
+            def now():
+                return encodedlist.respond(api, request, r, NS, opts)
+
+            kind = "Table" if accept == TABLE else "JSON"
+            for label, fn in (("ordinary encoding (before)", ordinary), ("encoded items, store range", from_store),
+                              ("encoded items, watch cache (now)", now)):
+                fn()  # caches fill
+                start = time.perf_counter()
+                for _ in range(20):
+                    fn()
+                print(f"profile: LIST {kind:<5} {label:<34} {(time.perf_counter() - start) / 20 * 1000:7.1f} ms")
             profile = cProfile.Profile()
-            start = time.perf_counter()
             profile.enable()
             for _ in range(20):
-                one()
+                now()
             profile.disable()
-            print(f"profile: LIST as {accept.split(',')[0]}: {(time.perf_counter() - start) / 20 * 1000:.1f} ms each"
-                  " (profiled)")
-            pstats.Stats(profile).sort_stats("tottime").print_stats(8)
+            pstats.Stats(profile).sort_stats("tottime").print_stats(6)
 
 
 def main() -> int:
@@ -246,7 +269,8 @@ def main() -> int:
                     rate, bad = _wrk(server.url + path, server.token, c, seconds, script, headers, tmp)
                     results[(cell, c)] = rate
                     kube = _kube_column(cell, c, before)
-                    ratio = f"{rate / float(kube.lstrip('~')):.2f}" if kube != "n/a" else ""
+                    figure = float(kube.lstrip("~")) if kube != "n/a" else 0.0
+                    ratio = f"{rate / figure:.2f}" if figure else ""
                     old = f"{before[f'{cell}@{c}']:.1f}" if f"{cell}@{c}" in before else "n/a"
                     print(f"{cell:<16}{c:>6}{old:>9}{rate:>10.1f}{kube:>16}{ratio:>8}  {bad}", flush=True)
             pids = _server_pids(server.proc.pid)

@@ -201,9 +201,6 @@ def test_compacted_continue_gives_an_inconsistent_continuation_token(server, com
     assert [i["metadata"]["name"] for i in follow.json()["items"]] == ["page-1"]
 
 
-@pytest.mark.xfail(strict=True, reason="kubelite has no watch cache: a watch from below the store's "
-                                       "compaction point is always a 410 ERROR event, while "
-                                       "kube-apiserver serves it from its watch cache window")
 def test_watch_from_a_compacted_revision_inside_the_cache_window(server, compacted):
     response = server.client.get(f"{NS}?watch=1&resourceVersion={compacted[GONE_LIST_RV]}&timeoutSeconds=1")
     assert response.status_code == 200

@@ -97,3 +97,34 @@ def test_list_through_the_api_reflects_each_acknowledged_write(tmp_path):
             assert len(listed["items"]) == i + 1
             assert int(listed["metadata"]["resourceVersion"]) >= int(
                 writer.get(f"{path}/c{i}").json()["metadata"]["resourceVersion"])
+
+
+def test_a_watch_from_a_compacted_revision_is_served_from_the_window(store):
+    caches = WatchCaches(store)
+    store.create(PREFIX + "ns/a", b"1")
+    caches.range(PREFIX)  # the cache (and its window) starts here
+    since = store.current_revision()
+    kv = store.update(PREFIX + "ns/a", b"2", None)
+    store.create(PREFIX + "other/b", b"1")
+    store.delete(PREFIX + "ns/a")
+    store.compact(store.current_revision())
+    watcher = caches.watch_from(PREFIX + "ns/", since)
+    assert watcher is not None
+    first, second = watcher.next(timeout=5), watcher.next(timeout=5)
+    assert (str(first.type), first.kv.value, first.kv.mod_revision) == ("MODIFIED", b"2", kv.mod_revision)
+    assert str(second.type) == "DELETED" and second.prev_kv.value == b"2"
+    store.create(PREFIX + "ns/c", b"live")  # and then the events as they come
+    live = watcher.next(timeout=5)
+    assert (str(live.type), live.kv.key) == ("ADDED", PREFIX + "ns/c")
+    watcher.close()
+    caches.close()
+
+
+def test_a_watch_from_before_the_window_is_not_served(store):
+    store.create(PREFIX + "ns/a", b"1")
+    before = store.current_revision()
+    store.create(PREFIX + "ns/b", b"1")
+    caches = WatchCaches(store)
+    caches.range(PREFIX)  # built after `before`: its window does not reach back to it
+    assert caches.watch_from(PREFIX, before - 1) is None
+    caches.close()

@@ -13,15 +13,25 @@ cache has reached (at least the one read from the store).
 Only what the cache can answer exactly is answered from it: the current state (revision 0), in
 full (no limit, no continuation). Anything else, and any failure of the watch (the store closed,
 compacted past it), goes to the store; a failed cache is rebuilt by the next LIST.
+
+The cache also keeps a window of its resource's latest events (WINDOW of them), as
+kube-apiserver's watch cache does: a watch from a resourceVersion the store has compacted away
+but the window still covers is served from it (`watch_from`) instead of ending with 410 Gone.
 """
 from __future__ import annotations
 
 import bisect
+import collections
 import threading
 
 from kubelite.server.storage.base import EventType, RangeResult, Store
 from kubelite.server.storage.errors import StorageError
 from kubelite.server.storage.memory import MemoryStore
+from kubelite.server.storage.watch import Watcher
+
+# Events of a resource kept for watches from before the store's compaction point (kube-apiserver
+# keeps at least 100 and sizes its window to ~75 s of events, up to 100 Ki).
+WINDOW = 1024
 
 
 class ResourceCache:
@@ -37,6 +47,9 @@ class ResourceCache:
         self._revision = page.revision
         self._watcher = store.watch(prefix, from_revision=page.revision)
         self.broken = False
+        self._window: collections.deque = collections.deque(maxlen=WINDOW)
+        self._window_floor = page.revision  # every event after this revision is in the window
+        self._followers: set[Watcher] = set()  # watches served from the window, fed from here
         # Applying events as they come keeps the queue short between LISTs.
         threading.Thread(target=self._follow, name=f"kubelite-watch-cache:{prefix}", daemon=True).start()
 
@@ -55,12 +68,23 @@ class ResourceCache:
                 if event is None:
                     break
                 self._apply(event)
-        except StorageError:
-            self.broken = True
+        except StorageError as err:
+            self._break(err)
         if self._watcher.closed:
-            self.broken = True
+            self._break(StorageError("the watch cache's watch ended"))
+
+    def _break(self, error: StorageError) -> None:
+        self.broken = True
+        followers, self._followers = list(self._followers), set()
+        for follower in followers:
+            follower.fail(error)
 
     def _apply(self, event) -> None:
+        if len(self._window) == self._window.maxlen:
+            self._window_floor = self._window[0].revision
+        self._window.append(event)
+        for follower in list(self._followers):
+            follower.offer(event)
         key = event.kv.key
         if event.type == EventType.DELETED:
             if self._kvs.pop(key, None) is not None:
@@ -84,8 +108,22 @@ class ResourceCache:
             kvs = [self._kvs[key] for key in self._keys[start:end]]
             return RangeResult(kvs, False, max(self._revision, wanted))
 
+    def watch_from(self, prefix: str, revision: int) -> Watcher | None:
+        """A watcher of the events under `prefix` after `revision`, from the window and then as
+        they come; None if the window does not reach back to `revision`."""
+        self._store.sync_watchers()
+        with self._lock:
+            self._drain()
+            if self.broken or revision < self._window_floor:
+                return None
+            watcher = Watcher(prefix, revision, self._followers.discard)
+            for event in self._window:
+                watcher.offer(event)
+            self._followers.add(watcher)
+            return watcher
+
     def close(self) -> None:
-        self.broken = True
+        self._break(StorageError("the watch cache was closed"))
         self._watcher.close()
 
 
@@ -121,6 +159,18 @@ class WatchCaches:
                 if page is not None:
                     return page
         return self._store.range(prefix, start_after=start_after, limit=limit, revision=revision)
+
+    def watch_from(self, prefix: str, revision: int) -> Watcher | None:
+        """A watch from a compacted `revision` served from the resource's event window, or None."""
+        if not self.usable():
+            return None
+        cache = self._cache(_resource_prefix(prefix))
+        return cache.watch_from(prefix, revision) if cache is not None else None
+
+    def follow(self, prefix: str) -> None:
+        """Keep a cache (and so an event window) of this prefix's resource from now on."""
+        if self.usable():
+            self._cache(_resource_prefix(prefix))
 
     def count(self, prefix: str, *, start_after=None, revision: int = 0) -> int:
         return self._store.count(prefix, start_after=start_after, revision=revision)

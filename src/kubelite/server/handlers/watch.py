@@ -50,11 +50,19 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
             initial.append(_reordered(item))
     else:
         start = _parse_rv(rv)
+    from kubelite.server import listcache
+
+    caches = listcache.reader_for(api)
     try:
         watcher = api.store.watch(api.watch_prefix(r, namespace), start)
+        # A later watch may need this resource's event window (building it reads the resource).
+        await asyncio.to_thread(caches.follow, api.watch_prefix(r, namespace))
     except Compacted as err:
-        status = errors.resource_version_too_old(start, api.store.compact_revision() + 1)
-        return StreamingResponse(_single({"type": "ERROR", "object": status.to_status()}))
+        # As kube-apiserver's watch cache: served from the resource's window of recent events.
+        watcher = await asyncio.to_thread(caches.watch_from, api.watch_prefix(r, namespace), start)
+        if watcher is None:
+            status = errors.resource_version_too_old(start, api.store.compact_revision() + 1)
+            return StreamingResponse(_single({"type": "ERROR", "object": status.to_status()}))
     except FutureRevision:
         status = errors.resource_version_too_large(start, api.store.current_revision())
         return StreamingResponse(_single({"type": "ERROR", "object": status.to_status()}))
