@@ -304,6 +304,9 @@ def test_a_request_running_too_long_ends_with_504(monkeypatch):
             release.wait(30)  # until the test has its answer
             return {"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {}, "items": []}
 
+        from kubelite.server.handlers import encodedlist
+
+        monkeypatch.setattr(encodedlist, "respond", lambda *args: None)  # LISTs take the decoding path
         monkeypatch.setattr(cluster.api, "list", stuck)
         try:
             with cluster.http_client() as client:
