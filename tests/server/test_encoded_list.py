@@ -153,19 +153,3 @@ def test_a_write_shows_in_the_next_list(cluster):
                      headers={"content-type": "application/merge-patch+json"}).raise_for_status()
     after, slow = _both(cluster, path)
     assert after == slow and after != before and b'"k":"changed"' in after
-
-
-def test_a_write_through_another_process_store_shows_at_once(tmp_path):
-    """Two servers on one SQLite file: the second's LIST has the first's write, cached or not."""
-    db = str(tmp_path / "state.db")
-    with Cluster(db, clock=FakeClock(), controllers=False) as one, \
-            Cluster(db, clock=FakeClock(), controllers=False) as two, \
-            one.http_client() as writer, two.http_client() as reader:
-        path = "/api/v1/namespaces/default/configmaps"
-        writer.post(path, json={"metadata": {"name": "a"}, "data": {"v": "1"}}).raise_for_status()
-        assert reader.get(path).json()["items"][0]["data"] == {"v": "1"}
-        writer.patch(f"{path}/a", json={"data": {"v": "2"}},
-                     headers={"content-type": "application/merge-patch+json"}).raise_for_status()
-        assert reader.get(path).json()["items"][0]["data"] == {"v": "2"}
-        writer.delete(f"{path}/a").raise_for_status()
-        assert reader.get(path).json()["items"] == []

@@ -97,6 +97,12 @@ def test_list_through_the_api_reflects_each_acknowledged_write(tmp_path):
             assert len(listed["items"]) == i + 1
             assert int(listed["metadata"]["resourceVersion"]) >= int(
                 writer.get(f"{path}/c{i}").json()["metadata"]["resourceVersion"])
+        writer.patch(f"{path}/c3", json={"data": {"v": "2"}},
+                     headers={"content-type": "application/merge-patch+json"}).raise_for_status()
+        assert [i.get("data") for i in reader.get(path).json()["items"] if i["metadata"]["name"] == "c3"] == [
+            {"v": "2"}]
+        writer.delete(f"{path}/c3").raise_for_status()
+        assert "c3" not in [i["metadata"]["name"] for i in reader.get(path).json()["items"]]
 
 
 def test_a_watch_from_a_compacted_revision_is_served_from_the_window(store):

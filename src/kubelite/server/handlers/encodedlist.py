@@ -28,31 +28,40 @@ def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
     accept = request.header("accept") or ""
     if any(word in accept for word in _OTHER_FORMS):
         return None
+    if type(api) is not APIServer or request.pretty or opts.field_selector is not None:
+        return None
     if table.wants_table(request):
         from kubelite.server.handlers import encodedtable
 
         return encodedtable.respond(api, request, r, namespace, opts)
-    if type(api) is not APIServer or request.pretty or opts.field_selector is not None:
-        return None
     frame = listcache.ListFrame(r)
+    read = cached_entries(api, frame, r, namespace, opts)
+    if read is None:
+        return None
+    entries, metadata = read
+    around = frame.split(metadata)
+    if around is None:
+        return None
+    head, tail = around
+    return Response(body=b"".join((head, b",".join(entry.encoded for entry in entries), tail)))
+
+
+def cached_entries(api, frame, r, namespace: str, opts, keep_object: bool = False):
+    """(the listcache entries a LIST returns, label selector applied; the list's metadata), or
+    None if an item cannot be spliced. `keep_object`: entries also hold the decoded item."""
     cache = listcache.for_api(api)
     selector = opts.label_selector
     decode = functools.partial(api._decode, r)
 
     def keep(kv):
-        entry = cache.entry(frame, kv, decode)
+        entry = cache.entry(frame, kv, decode, keep_object)
         if entry is None:
             raise _CannotSplice
         if selector is not None and not selector({"metadata": {"labels": entry.labels}}):
             return None
-        return entry.encoded
+        return entry
 
     try:
-        items, metadata = api.list_items(r, namespace, opts, keep, listcache.reader_for(api))
+        return api.list_items(r, namespace, opts, keep, listcache.reader_for(api))
     except _CannotSplice:
         return None
-    around = frame.split(metadata)
-    if around is None:
-        return None
-    head, tail = around
-    return Response(body=b"".join((head, b",".join(items), tail)))

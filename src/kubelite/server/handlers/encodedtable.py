@@ -7,8 +7,6 @@ with a mark in each row's `object` and the kept bytes go in the marks' places.
 """
 from __future__ import annotations
 
-import functools
-
 from kubelite.server import listcache
 from kubelite.server.handlers import table
 from kubelite.server.handlers.http import Request, Response, encode_json
@@ -20,30 +18,20 @@ class _Declined(Exception):
 
 
 def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
-    from kubelite.server.core import APIServer
-
-    if type(api) is not APIServer or request.pretty or opts.field_selector is not None:
-        return None
+    """The Table, or None to answer the ordinary way (called by encodedlist.respond, which has
+    checked the request is one it answers)."""
     include = request.query.get("includeObject") or "Metadata"
     version = table.table_version(request)
     printer = printers.printer_for(r)
     if include not in printers.INCLUDE_OBJECT or printer.order is not None:
         return None
-    frame = listcache.ListFrame(r)
-    cache = listcache.for_api(api)
-    selector = opts.label_selector
-    decode = functools.partial(api._decode, r)
+    from kubelite.server.handlers.encodedlist import cached_entries
 
-    def keep(kv):
-        entry = cache.entry(frame, kv, decode, keep_object=True)
-        if entry is None:
-            raise _Declined
-        if selector is not None and not selector({"metadata": {"labels": entry.labels}}):
-            return None
-        return entry
-
+    read = cached_entries(api, listcache.ListFrame(r), r, namespace, opts, keep_object=True)
+    if read is None:
+        return None
+    entries, metadata = read
     try:
-        entries, metadata = api.list_items(r, namespace, opts, keep, listcache.reader_for(api))
         return Response(body=_encode(r, printer, entries, metadata, include, version))
     except (_Declined, printers.TableError):  # the ordinary way answers (or words the error)
         return None
