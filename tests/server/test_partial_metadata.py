@@ -137,3 +137,43 @@ def test_the_official_client_reads_a_metadata_list(tmp_path):
             assert "m" in names and all(item.data is None for item in answer.items)
         finally:
             client.close()
+
+
+def _recorded(name: str) -> dict:
+    """The JSON body of a recorded kube-apiserver answer in tests/data/reference/apiserver/tables."""
+    import pathlib
+
+    text = (pathlib.Path(__file__).parent.parent / "data" / "reference" / "apiserver" / "tables" / name).read_text()
+    return json.loads(text.split("\n\n", 1)[1])
+
+
+def test_recorded_shapes(api):
+    for name, url, accept in (("accept_partialobjectmetadata.http", f"{CONFIGMAPS}/a", META),
+                              ("accept_partialobjectmetadatalist.http", CONFIGMAPS, META_LIST)):
+        recorded, ours = _recorded(name), _get(api, url, accept).json()
+        assert list(ours) == list(recorded) and ours["kind"] == recorded["kind"]
+        first = ours["items"][0] if "items" in ours else ours
+        expected = recorded["items"][0] if "items" in recorded else recorded
+        assert list(first) == list(expected) and list(first["metadata"])[:5] == list(expected["metadata"])[:5]
+
+
+@pytest.mark.parametrize("recording, url, accept", [
+    ("accept_text-html.http", CONFIGMAPS, "text/html"),  # go-restful's route check
+    ("accept_table-protobuf.http", CONFIGMAPS,  # the handler's negotiation
+     "application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1"),
+])
+def test_unacceptable_headers_are_the_recorded_406(api, recording, url, accept):
+    got = _get(api, url, accept)
+    assert got.status_code == 406
+    assert got.json() == _recorded(recording)
+
+
+def test_a_single_object_route_lists_no_stream_types(api):
+    got = _get(api, f"{CONFIGMAPS}/a", "text/html")
+    assert got.json()["message"] == ("406: Not Acceptable\n\nAvailable representations: application/json, "
+                                     "application/yaml, application/vnd.kubernetes.protobuf")
+
+
+def test_metadata_asked_only_as_protobuf_comes_as_json(api):
+    got = _get(api, CONFIGMAPS, META_LIST.replace("application/json", "application/vnd.kubernetes.protobuf"))
+    assert got.status_code == 200 and got.json()["kind"] == "PartialObjectMetadataList"

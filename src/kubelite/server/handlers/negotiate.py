@@ -38,16 +38,54 @@ class _Clause(NamedTuple):
     params: dict
 
 
+_MEDIA_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+_STREAM_TYPES = ("application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch")
+
+
+def check_acceptable(request, r, verb: str) -> None:
+    """kube-apiserver's two refusals of an Accept header it cannot answer (406):
+
+    - the go-restful route of a built-in resource first compares each clause's media type, its
+      parameters cut off, with what the route produces (or `*/*`), and words its refusal as
+      go-restful does, listing the route's representations (a LIST or WATCH also streams);
+    - then the handler negotiates clause by clause (see `target`) and lists its media types."""
+    from kubelite.server import errors
+
+    header = request.header("accept") or ""
+    if not header:
+        return
+    if not getattr(r, "crd", None) and not _route_accepts(header):
+        produced = _MEDIA_TYPES + (_STREAM_TYPES if verb in ("list", "watch") else ())
+        raise errors.StatusError(406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: "
+                                 + ", ".join(produced), has_details=True)
+    if _negotiated(header, bool(getattr(r, "crd", None))) is _REFUSED:
+        raise errors.StatusError(406, "NotAcceptable", "only the following media types are accepted: "
+                                 + ", ".join(_MEDIA_TYPES))
+
+
+def _route_accepts(header: str) -> bool:
+    for clause in header.split(","):
+        media = clause.split(";")[0].strip()
+        if media == "*/*" or media in _MEDIA_TYPES:
+            return True
+    return False
+
+
 def target(request, r=None) -> Target | None:
     """The conversion the first acceptable Accept clause names, or None for the object itself."""
     header = request.header("accept") or ""
     if not header:
         return None
-    return _negotiated(header, bool(getattr(r, "crd", None)))
+    chosen = _negotiated(header, bool(getattr(r, "crd", None)))
+    return None if chosen is _REFUSED else chosen
+
+
+_REFUSED = Target("", "")  # no clause acceptable (check_acceptable answers 406)
 
 
 @functools.lru_cache(maxsize=256)  # clients send a handful of distinct headers, on every request
 def _negotiated(header: str, crd: bool) -> Target | None:
+    passed_over = None
     for clause in _clauses(header):
         for media in _SERVED:
             if clause.type not in (media[0], "*") or clause.subtype not in (media[1], "*"):
@@ -57,7 +95,10 @@ def _negotiated(header: str, crd: bool) -> Target | None:
             accepted, convert = _accepts(clause.params, media, crd)
             if accepted:
                 return convert
-    return None
+            if media == _PROTOBUF and convert is not None and convert.kind != TABLE:
+                passed_over = passed_over or convert
+    # a metadata form asked for only as protobuf is sent as JSON rather than refused
+    return passed_over or _REFUSED
 
 
 def _accepts(params: dict, media: tuple[str, str], crd: bool) -> tuple[bool, Target | None]:

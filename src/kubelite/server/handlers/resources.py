@@ -54,6 +54,9 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         raise errors.not_found_path()
 
     _check_storable(r, verb, namespace, info.name)
+    from kubelite.server.handlers import negotiate
+
+    negotiate.check_acceptable(request, r, verb)
     if verb in ("get", "list"):
         _check_resource_version(request.query.get("resourceVersion"))
     api = conversion.served(api, r)  # kinds stored in another version than the one asked for
