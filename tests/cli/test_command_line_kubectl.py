@@ -169,6 +169,9 @@ ERRORS = [
     "create deployment --bogus web", "create --edit deployment x --image=a --dry-run=client",
     "--namespace", "create -- deployment", "apply foo", "apply -n", "cluster-info -n",
     "set image -n", "create service foo", "set --bogus=1 image",
+    # after `--` every word is an argument
+    "label --local -f deployment.yaml -- a=b -o name", "label --local -f deployment.yaml -o name -- a=b",
+    "set env --local -f deployment.yaml -o name -- A=1",
 ]
 
 # Help requests and groups run without a subcommand: kubelite's help has its own wording, so only

@@ -354,11 +354,25 @@ def _store_true_flags(p: argparse.ArgumentParser) -> set[str]:
     return names
 
 
+def parse(p: Parser, argv: list[str]) -> argparse.Namespace:
+    """argv as pflag reads it: flags anywhere, `-o=x`, bare booleans and optional values; after `--`
+    every word is an argument, even one that looks like a flag."""
+    after: list[str] = []
+    words = [a for a in p._actions if not a.option_strings and a.nargs == "*"]
+    if "--" in argv and len(words) == 1:
+        cut = argv.index("--")
+        argv, after = argv[:cut], argv[cut + 1:]
+    argv = _split_short_equals(argv, p._option_string_actions)
+    args = p.parse_intermixed_args(_optional_values(p, _bool_flag_values(p, argv)))
+    if after:
+        setattr(args, words[0].dest, [*(getattr(args, words[0].dest) or []), *after])
+    return args
+
+
 def run(p: Parser, argv: list[str], body: Callable[[argparse.Namespace], int]) -> int:
     """Parse and run a command; every failure becomes kubectl's message and exit 1."""
     try:
-        argv = _split_short_equals(argv, p._option_string_actions)
-        args = p.parse_intermixed_args(_optional_values(p, _bool_flag_values(p, argv)))
+        args = parse(p, argv)
     except UsageError as err:
         _write_err(str(err))
         return 1
