@@ -234,8 +234,39 @@ VALIDATOR_CHANGES = {
 }
 
 
+# configs whose fields have the wrong type: Go's json error names the struct field
+WRONG_TYPES = {
+    "annotations-a-list": transformer(meta("AnnotationsTransformer") + "annotations: [a]\n"),
+    "labels-scalar-values-read-as-text": transformer(meta("LabelTransformer") + "labels: {a: 1, b: true}\n"
+                                                     "fieldSpecs:\n- path: metadata/labels\n  create: true\n"),
+    "labels-a-nested-map": transformer(meta("LabelTransformer") + "labels: {a: {b: c}}\n"
+                                       "fieldSpecs:\n- path: metadata/labels\n  create: true\n"),
+    "namespace-unset-only-a-string": transformer(B + "kind: NamespaceTransformer\nmetadata:\n  name: x\n"
+                                                 "  namespace: n\nunsetOnly: 'yes'\n"),
+    "replica-count-a-word": transformer(meta("ReplicaCountTransformer") + "replica:\n  name: web\n  count: three\n"),
+    "image-tag-a-list": transformer(meta("ImageTagTransformer") + "imageTag: [a]\n"),
+    "patch-target-a-string": transformer(meta("PatchTransformer") + "target: web\npatch: '[]'\n"),
+    "patch-a-number": transformer(meta("PatchTransformer") + "patch: 5\n"),
+    "value-add-targets-a-map": transformer(meta("ValueAddTransformer") + "targets: {fieldPath: a}\n"),
+    "value-add-position-a-word": transformer(meta("ValueAddTransformer") + "targets:\n- fieldPath: data/a\n"
+                                             "  filePathPosition: two\n"),
+    "value-add-selector-a-string": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n- fieldPath: data/b\n"
+                                               "  selector: cm\n"),
+    "value-add-onto-a-map": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                        "- selector: {kind: ConfigMap}\n  fieldPath: metadata\n"),
+    "value-add-number-text": transformer(meta("ValueAddTransformer") + "value: 123\ntargets:\n"
+                                         "- selector: {kind: ConfigMap}\n  fieldPath: data/n\n"),
+    "value-add-bool-text": transformer(meta("ValueAddTransformer") + "value: 'true'\ntargets:\n"
+                                       "- selector: {kind: ConfigMap}\n  fieldPath: data/n\n"),
+    "replacements-a-map": transformer(meta("ReplacementTransformer") + "replacements: {source: x}\n"),
+    "generator-literals-a-string": generator(meta("ConfigMapGenerator") + "literals: a=b\n"),
+    "generator-options-a-list": generator(meta("ConfigMapGenerator") + "literals: [a=b]\noptions: [x]\n"),
+    "iam-policy-other-cloud": generator(meta("IAMPolicyGenerator") + "cloud: aws\n"),
+}
+
 CASES = {f"{role}/{name}": files for role, table in (("transformers", TRANSFORMERS), ("generators", GENERATORS),
-                                                     ("validators", VALIDATORS)) for name, files in table.items()}
+                                                     ("validators", VALIDATORS), ("wrong-types", WRONG_TYPES))
+         for name, files in table.items()}
 
 
 @pytest.mark.kubectl

@@ -57,6 +57,8 @@ def load_plugin(res, target, role: str):
     # prefix and suffix ones with go-yaml, which wants the names exactly
     config = raw if gvk.kind in _YAML_CONFIGURED else canonical_keys(raw)
     try:
+        if config is not raw:
+            _check_types(gvk.kind, config)
         if gvk.kind in GENERATOR_KINDS:
             plugin = _configure_generator(config, target)
         else:
@@ -66,6 +68,17 @@ def load_plugin(res, target, role: str):
     if gvk.kind not in (GENERATOR_KINDS if role == "generator" else TRANSFORMER_KINDS):
         raise KustomizeError(f"plugin {res.org_id()} not a {role}")
     return plugin
+
+
+def _check_types(kind: str, config: dict) -> None:
+    from . import plugintypes
+
+    try:
+        plugintypes.check(kind, config)
+    except KustomizeError as exc:
+        if kind == "NamespaceTransformer":
+            raise KustomizeError(f"unmarshalling NamespaceTransformer config: {exc}") from None
+        raise
 
 
 def unmarshal_errors(errors: list[str]) -> str:

@@ -85,11 +85,15 @@ def _add(obj: dict, fields: list[str], value: str, position: int) -> None:
         raise KustomizeError(f"ValueAddTransformer: cannot set field {last!r}: its parent is not a map")
     current = node.get(last)
     if isinstance(current, (dict, list)):
+        import yaml
+
         kind = "MappingNode" if isinstance(current, dict) else "SequenceNode"
-        raise KustomizeError(f"wrong node kind: expected ScalarNode but got {kind}")
+        contents = yaml.safe_dump(current, sort_keys=False, default_flow_style=False, allow_unicode=True)
+        raise KustomizeError(f"wrong node kind: expected ScalarNode but got {kind}: node contents:\n{contents}")
     if position > 0:
         value = insert_path_part("" if current is None else _text(current), position - 1, value)
-    node[last] = value
+    # kyaml sets an untagged scalar: the text reads back as YAML would (123 a number, true a bool)
+    node[last] = yamlv3.resolve_plain(value)
 
 
 def _child(node: object, field: str, following: str) -> object:
