@@ -413,10 +413,23 @@ OTHER_GROUPS = {
                                             PVC.replace("fast", "s")], "namespace: ns\nnameSuffix: -x\n"),
 }
 
+# kinds and names that YAML reads as numbers or booleans: kyaml takes the scalar's text
+SCALAR_IDS = {
+    "kind-a-number": tree(["apiVersion: v1\nkind: 5\nmetadata:\n  name: a\n"], ""),
+    "kind-a-list": tree(["apiVersion: v1\nkind: [a]\nmetadata:\n  name: a\n"], ""),
+    "api-version-a-number": tree(["apiVersion: 5\nkind: ConfigMap\nmetadata:\n  name: a\n"], ""),
+    "name-a-number-prefixed": tree(["apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 5\n"]),
+    "name-a-bool": tree(["apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: true\n"], ""),
+    "namespace-a-number": tree(["apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: 5\n"], ""),
+    "metadata-a-list": tree(["apiVersion: v1\nkind: ConfigMap\nmetadata: [a]\n"], ""),
+    "plugin-kind-a-number": {"top/kustomization.yaml": K + "transformers:\n- t.yaml\n",
+                             "top/t.yaml": "apiVersion: builtin\nkind: 5\nmetadata:\n  name: x\n"},
+}
+
 CASES = {f"{group}/{name}": tree_files for group, table in (
     ("labels", LABELS), ("components", COMPONENTS), ("references", REFERENCES), ("local-config", LOCAL_CONFIG),
     ("duplicate-keys", DUPLICATE_KEYS), ("similar-arrays", SIMILAR_ARRAYS), ("configurations", CONFIGURATIONS),
-    ("other-groups", OTHER_GROUPS)) for name, tree_files in table.items()}
+    ("other-groups", OTHER_GROUPS), ("scalar-ids", SCALAR_IDS)) for name, tree_files in table.items()}
 
 
 @pytest.mark.kubectl

@@ -45,6 +45,18 @@ def split_api_version(api_version: str) -> tuple[str, str]:
     return "", api_version
 
 
+def scalar_text(value: object) -> str:
+    """kyaml reads a kind or name as the scalar's text: `kind: 5` is kind "5", `name: true` is
+    "true"; maps, lists and null are no name at all."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return ""
+
+
 class Gvk(NamedTuple):
     group: str
     version: str
@@ -90,7 +102,7 @@ def gvk_of(obj: dict) -> Gvk:
     api_version = obj.get("apiVersion")
     kind = obj.get("kind")
     group, version = split_api_version(api_version if isinstance(api_version, str) else "")
-    return Gvk(group, version, kind if isinstance(kind, str) else "")
+    return Gvk(group, version, scalar_text(kind))
 
 
 @dataclass(eq=False)
@@ -121,14 +133,12 @@ class Resource:
 
     @property
     def kind(self) -> str:
-        kind = self.obj.get("kind")
-        return kind if isinstance(kind, str) else ""
+        return scalar_text(self.obj.get("kind"))
 
     @property
     def name(self) -> str:
         meta = self.obj.get("metadata")
-        name = meta.get("name") if isinstance(meta, dict) else None
-        return name if isinstance(name, str) else ""
+        return scalar_text(meta.get("name") if isinstance(meta, dict) else None)
 
     @name.setter
     def name(self, value: str) -> None:

@@ -67,13 +67,13 @@ def resources_from_text(text: str, source: str) -> list[Resource]:
 
 
 def _validate_metadata(doc: dict) -> None:
-    kind = doc.get("kind")
-    kind = kind if isinstance(kind, str) else ""
+    from .resource import scalar_text
+
+    kind = scalar_text(doc.get("kind"))
     if not kind:
         raise KustomizeError(f"missing kind in object {_go_resource_meta(doc)}")
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    name = meta.get("name")
-    if not kind.endswith("List") and not (isinstance(name, str) and name):
+    if not kind.endswith("List") and not scalar_text(meta.get("name")):
         raise KustomizeError(f"missing metadata.name in object {_go_resource_meta(doc)}")
 
 

@@ -8,7 +8,7 @@ from . import fieldspec
 from .errors import KustomizeError
 from .fieldspec import FieldSpec
 from .resmap import ResMap
-from .resource import Gvk, Resource
+from .resource import Gvk, Resource, scalar_text
 
 _PREFIX_SKIP = (("", "CustomResourceDefinition"), ("apiregistration.k8s.io", "APIService"), ("", "Namespace"))
 
@@ -109,8 +109,8 @@ def prefix_suffix(resmap: ResMap, prefix: str, suffix: str, specs: list[FieldSpe
                     res.store_previous_id()
 
             def set_(container: dict, key: str) -> None:
-                value = container.get(key)
-                if isinstance(value, str):
+                value = scalar_text(container.get(key))  # kyaml renames `name: 5` to "p-5"
+                if value or isinstance(container.get(key), str):
                     container[key] = f"{prefix}{value}{suffix}"
             fieldspec.apply(res.obj, spec, set_)
 
