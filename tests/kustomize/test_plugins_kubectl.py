@@ -262,6 +262,17 @@ WRONG_TYPES = {
     "generator-literals-a-string": generator(meta("ConfigMapGenerator") + "literals: a=b\n"),
     "generator-options-a-list": generator(meta("ConfigMapGenerator") + "literals: [a=b]\noptions: [x]\n"),
     "iam-policy-other-cloud": generator(meta("IAMPolicyGenerator") + "cloud: aws\n"),
+    # the prefix and suffix plugins read go-yaml: lines of the config written again with sorted keys
+    "prefix-a-list": transformer(meta("PrefixTransformer") + "prefix: [a]\nfieldSpecs: []\n"),
+    "prefix-a-map-after-labels": transformer(B + "kind: PrefixTransformer\nmetadata:\n  name: x\n  labels: {a: b}\n"
+                                             "fieldSpecs: []\nprefix: {a: b}\n"),
+    "suffix-field-specs-a-string": transformer(meta("SuffixTransformer") + "suffix: 5\nfieldSpecs: x\n"),
+    "prefix-suffix-several-errors": transformer(meta("PrefixSuffixTransformer") + "prefix: [a]\nsuffix: {b: c}\n"
+                                                "fieldSpecs:\n- path: [x]\n  create: yes\n- 5\n"),
+    "prefix-suffix-suffix-a-map": transformer(meta("PrefixSuffixTransformer") + "prefix: a\nsuffix: {b: c}\n"
+                                              "fieldSpecs: []\n"),
+    "prefix-create-quoted-true": transformer(meta("PrefixTransformer") + "prefix: a\nfieldSpecs:\n"
+                                             "- path: metadata/name\n  create: \"true\"\n"),
 }
 
 CASES = {f"{role}/{name}": files for role, table in (("transformers", TRANSFORMERS), ("generators", GENERATORS),

@@ -59,6 +59,10 @@ def load_plugin(res, target, role: str):
     try:
         if config is not raw:
             _check_types(gvk.kind, config)
+        else:
+            from . import plugintypes
+
+            plugintypes.check_yaml(gvk.kind, raw)
         if gvk.kind in GENERATOR_KINDS:
             plugin = _configure_generator(config, target)
         else:

@@ -103,3 +103,65 @@ def _check(value: object, go_type, struct: str, path: str) -> None:
 def _fail(value: object, struct: str, path: str, go_type: str) -> None:
     raise KustomizeError(f"{PREFIX}json: cannot unmarshal {json_kind(value)} into Go struct field "
                          f"{struct}.{path} of type {go_type}")
+
+
+# The prefix and suffix plugins read their config with go-yaml instead, from the config
+# written out again as YAML with sorted keys; its errors name that text's lines.
+_YAML_FIELDS = {"PrefixTransformer": ("prefix",), "SuffixTransformer": ("suffix",),
+                # the prefix plugin is configured first, and its errors stop the suffix one
+                "PrefixSuffixTransformer": ("prefix", "suffix")}
+# go-yaml takes YAML 1.1's words for booleans when it fills a bool
+_BOOL_WORDS = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"}
+_YAML_SPEC_FIELDS = {"path": "string", "group": "string", "version": "string", "kind": "string", "create": "bool"}
+
+
+def check_yaml(kind: str, config: dict) -> None:
+    for field in _YAML_FIELDS.get(kind, ()):
+        _check_yaml(config, {field: "string", "fieldSpecs": "types.FsSlice"})
+
+
+def _check_yaml(config: dict, fields: dict) -> None:
+    import yaml
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    text = yaml.safe_dump(config, sort_keys=True, default_flow_style=False, allow_unicode=True, width=10**9)
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    errors: list[str] = []
+
+    def fail(node, go_type: str) -> None:
+        if isinstance(node, ScalarNode):
+            what = f"{node.tag.rsplit(':', 1)[-1].join(('!!', ''))} `{node.value}`"
+        else:
+            what = "!!seq" if isinstance(node, SequenceNode) else "!!map"
+        errors.append(f"line {node.start_mark.line + 1}: cannot unmarshal {what} into {go_type}")
+
+    def scalar(node, go_type: str) -> None:
+        if node.tag.endswith(":null"):
+            return
+        if go_type == "bool" and not (isinstance(node, ScalarNode)
+                                      and (node.tag.endswith(":bool") or node.value in _BOOL_WORDS)):
+            fail(node, go_type)
+        elif go_type == "string" and not isinstance(node, ScalarNode):
+            fail(node, go_type)
+
+    for key, value in root.value if isinstance(root, MappingNode) else ():
+        go_type = fields.get(key.value)
+        if go_type is None:
+            continue
+        if go_type != "types.FsSlice":
+            scalar(value, go_type)
+        elif value.tag.endswith(":null"):
+            continue
+        elif not isinstance(value, SequenceNode):
+            fail(value, go_type)
+        else:
+            for item in value.value:
+                if not isinstance(item, MappingNode):
+                    if not item.tag.endswith(":null"):
+                        fail(item, "types.FieldSpec")
+                    continue
+                for spec_key, spec_value in item.value:
+                    if spec_key.value in _YAML_SPEC_FIELDS:
+                        scalar(spec_value, _YAML_SPEC_FIELDS[spec_key.value])
+    if errors:
+        raise KustomizeError("yaml: unmarshal errors:\n" + "\n".join(f"  {e}" for e in errors))
