@@ -197,7 +197,7 @@ def _distance(a: str, b: str) -> int:
 # -- commands that only group others, and the root ------------------------------------------------------
 
 
-def _flags_parser(path: tuple[str, ...]):
+def flags_parser(path: tuple[str, ...]):
     """A parser for the global flags of a command that has none of its own (the root, a group)."""
     from kubelite.cli import common
 
@@ -230,7 +230,7 @@ def run_group(path: tuple[str, ...], args: list[str]) -> int:
         (sys.stdout if path in _HELP_ON_STDOUT else sys.stderr).write(text)
         return 1
 
-    return common.run(_flags_parser(path), args, body)
+    return common.run(flags_parser(path), args, body)
 
 
 def run_root(args: list[str], usage) -> int:
@@ -241,7 +241,7 @@ def run_root(args: list[str], usage) -> int:
         usage()
         return 0
 
-    return common.run(_flags_parser(()), args, body)
+    return common.run(flags_parser(()), args, body)
 
 
 # -- the global flags every command accepts -------------------------------------------------------------

@@ -70,10 +70,12 @@ def complete(prior: list[str], word: str) -> tuple[list[tuple[str, str]], int]:
     if flag is not None:
         return _flag_values(path, context, flag, prefix)
     # cobra offers the flags a command requires, while they are missing, before anything else
-    required = [flag for flag in _required(path) if not any(a.split("=")[0] == flag for a in context)]
+    required = [name for name in _required(path) if not any(a.split("=")[0] == name for a in context)]
     if word.startswith("-"):
         return _starting(word, required or _flag_names(path, context, word)), NO_FILE
-    positional = command_line.strip_flags(rest, command_line.switches(path) | _COMMON_SWITCHES)
+    parser = _parser_of(path)
+    own = command_line.parser_switches(parser) if parser is not None else _COMMON_SWITCHES
+    positional = command_line.strip_flags(rest, command_line.switches(path) | own)
     if not path and positional:  # a plugin's name: the words that name longer plugins
         from kubelite.cli import plugins
 
@@ -97,7 +99,8 @@ def _required(path: tuple[str, ...]) -> list[str]:
 
 # -- flags ---------------------------------------------------------------------------------------------
 
-# switches of most commands (a switch never takes the next word as its value)
+# switches of most commands (a switch never takes the next word as its value), for the commands whose
+# parser cannot be built here
 _COMMON_SWITCHES = frozenset({"-A", "--all-namespaces", "-w", "--watch", "--watch-only", "--no-headers",
                               "--show-labels", "-R", "--recursive", "--all", "--local", "--overwrite", "--force",
                               "--ignore-not-found", "-i", "--stdin", "-t", "--tty", "-p", "--previous",
@@ -253,7 +256,7 @@ def _slash_names(prior: list[str], word: str) -> list[tuple[str, str]]:
 def _session(prior: list[str]):
     from kubelite.cli import command_line, common
 
-    parser = command_line._flags_parser(())
+    parser = command_line.flags_parser(())
     args, _ = parser.parse_known_args(common._split_short_equals(prior, parser._option_string_actions))
     return common.session(args)
 
@@ -285,7 +288,7 @@ def _kubeconfig_names(prior: list[str], which: str) -> list[str]:
     from kubelite.cli import command_line
     from kubelite.client.kubeconfig import load
 
-    args, _ = command_line._flags_parser(()).parse_known_args(prior)
+    args, _ = command_line.flags_parser(()).parse_known_args(prior)
     config = load(args.kubeconfig)
     return sorted(getattr(config, which)) if config is not None else []
 
@@ -335,10 +338,12 @@ _SHELLS = ("bash", "zsh", "fish", "powershell")
 
 def run(argv: list[str]) -> int:
     """`completion SHELL`: the script for SHELL on stdout."""
+    import argparse
+
     from kubelite.cli import common
 
     p = common.parser("completion", "Print a shell completion script.")
-    p.add_argument("args", nargs="*", help=__import__("argparse").SUPPRESS)
+    p.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     common.add_connection_flags(p)
     p.add_argument("-n", "--namespace")
     from kubelite.cli.help import installed
