@@ -1,7 +1,7 @@
 """Differential: `kubelite top node|pod` prints the same bytes, to the same streams, with the same
 exit code as /usr/bin/kubectl top against one `kubelite serve` (two simulated nodes and a node
-without a kubelet, pods whose usage comes from requests, the sim.kubelite.io/cpu|memory
-annotations and the default), and both fall back to "Metrics API not available" on a server
+without a kubelet, pods whose usage comes from the sim.kubelite.io/cpu|memory annotations and
+idle pods, whatever they request), and both fall back to "Metrics API not available" on a server
 without metrics.k8s.io."""
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def test_figures_follow_the_simulated_usage(sides):
     lines = kubelite.run("top", "pod", "--containers", "--no-headers").stdout.split("\n")
     assert [line.split() for line in lines if line] == [
         ["bare", "c", "1m", "4Mi"], ["hot", "app", "2m", "300Mi"],
-        ["web", "nginx", "250m", "64Mi"], ["web", "sidecar", "10m", "1Mi"]]
+        ["web", "nginx", "1m", "4Mi"], ["web", "sidecar", "1m", "4Mi"]]
 
 
 def test_without_the_metrics_api(tmp_path):

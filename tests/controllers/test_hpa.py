@@ -211,6 +211,7 @@ def test_a_new_process_catches_up_at_once(tmp_path):
     with Cluster(store, clock=FakeClock(1_767_225_600)) as first, first.http_client() as api:
         _deployment(api)
         _autoscale(first, api)
+        _steer(api, CPU_ANNOTATION, "100m")
         assert _hpa(api)["status"]["desiredReplicas"] == 0
     with Cluster(store, clock=FakeClock(1_767_225_600 + 20)) as second, second.http_client() as api:
         assert second.settle()

@@ -7,7 +7,7 @@ import pytest
 
 from kubelite.server.clock import FakeClock
 from kubelite.server.cluster import Cluster
-from kubelite.server.metrics import CPU_ANNOTATION
+from kubelite.server.metrics import CPU_ANNOTATION, MEMORY_ANNOTATION
 
 BASE = "/apis/metrics.k8s.io/v1beta1"
 START = 1_767_225_600  # 2026-01-01T00:00:00Z
@@ -26,9 +26,12 @@ def api(cluster):
 
 
 def _pod(name, cpu="100m", labels=None, annotations=None, namespace="default"):
+    """A pod using `cpu` and 32Mi (the simulated usage annotations; its requests alone say nothing
+    of its usage), unless `annotations` says otherwise."""
+    usage = {CPU_ANNOTATION: cpu, MEMORY_ANNOTATION: "32Mi"}
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": namespace, "labels": labels or {"app": name},
-                         "annotations": annotations or {}},
+                         "annotations": {**usage, **(annotations or {})}},
             "spec": {"containers": [{"name": "app", "image": "nginx",
                                      "resources": {"requests": {"cpu": cpu, "memory": "32Mi"}}}]}}
 

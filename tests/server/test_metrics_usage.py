@@ -16,8 +16,9 @@ def _container(name, cpu=None, memory=None):
     return {"name": name, "resources": {"requests": requests} if requests else {}}
 
 
-def test_usage_is_the_request_in_metrics_server_units():
-    pod = _pod("web", [_container("app", cpu="250m", memory="64Mi")], labels={"app": "web"})
+def test_usage_is_steered_by_the_annotations_in_metrics_server_units():
+    pod = _pod("web", [_container("app", cpu="100m", memory="32Mi")], labels={"app": "web"},
+               annotations={metrics.CPU_ANNOTATION: "250m", metrics.MEMORY_ANNOTATION: "64Mi"})
     got = metrics.pod_metrics(pod, TS)
     assert got["containers"] == [{"name": "app", "usage": {"cpu": "250m", "memory": "64Mi"}}]
     assert got["metadata"] == {"name": "web", "namespace": "default", "creationTimestamp": TS,
@@ -25,9 +26,9 @@ def test_usage_is_the_request_in_metrics_server_units():
     assert (got["kind"], got["timestamp"], got["window"]) == ("PodMetrics", TS, "10s")
 
 
-def test_container_without_requests_uses_the_small_default():
-    got = metrics.pod_metrics(_pod("bare", [_container("c")]), TS)
-    assert got["containers"][0]["usage"] == {"cpu": "1m", "memory": "4Mi"}
+def test_a_container_left_alone_is_idle_whatever_it_requests():
+    got = metrics.pod_metrics(_pod("bare", [_container("c"), _container("d", cpu="2", memory="1Gi")]), TS)
+    assert [c["usage"] for c in got["containers"]] == [{"cpu": "1m", "memory": "4Mi"}] * 2
 
 
 def test_annotations_steer_usage_split_over_containers():
@@ -39,8 +40,8 @@ def test_annotations_steer_usage_split_over_containers():
 
 def test_node_sums_its_running_pods_only():
     node = {"metadata": {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1"}}}
-    pods = [_pod("a", [_container("c", cpu="100m", memory="10Mi")]),
-            _pod("b", [_container("c", cpu="200m", memory="20Mi")]),
+    pods = [_pod("a", [_container("c")], annotations={metrics.CPU_ANNOTATION: "100m", metrics.MEMORY_ANNOTATION: "10Mi"}),
+            _pod("b", [_container("c")], annotations={metrics.CPU_ANNOTATION: "200m", metrics.MEMORY_ANNOTATION: "20Mi"}),
             _pod("pending", [_container("c", cpu="1", memory="1Gi")], phase="Pending"),
             _pod("elsewhere", [_container("c", cpu="1", memory="1Gi")], node="node-2")]
     got = metrics.node_metrics(node, pods, TS)

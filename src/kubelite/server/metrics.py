@@ -3,7 +3,9 @@
 kubelite runs no containers, so usage is a deterministic rule, computed on each request:
 - a container of a Running pod uses what the pod's annotation `sim.kubelite.io/cpu` /
   `sim.kubelite.io/memory` says (split evenly over the pod's containers), so tests can steer an
-  autoscaler; else its request; else a small fixed default (1m CPU, 4Mi memory);
+  autoscaler; else it is idle: 1m CPU and 4Mi memory, whatever it requests (as an idle nginx
+  measures; a rule "usage = requests" would make every HPA with a target under 100% scale up
+  untouched, which no real cluster does);
 - a node uses the sum of its Running pods' usage.
 Figures are written as metrics-server writes them: canonical Quantities of whole nanocores and
 kibibytes (`"250m"`, `"1500001n"`, `"64Mi"`, `"1025Ki"`); each object carries `timestamp` (the
@@ -47,15 +49,10 @@ def container_usage(pod: dict, container: dict) -> dict[str, Fraction]:
     """One container's usage in cores and bytes, by the rule in the module docstring."""
     annotations = (pod.get("metadata") or {}).get("annotations") or {}
     count = len((pod.get("spec") or {}).get("containers") or []) or 1
-    requests = ((container.get("resources") or {}).get("requests")) or {}
     usage = {}
-    for resource, default in DEFAULT_USAGE.items():
+    for resource, idle in DEFAULT_USAGE.items():
         steered = _quantity(annotations.get(_ANNOTATIONS[resource]))
-        if steered is not None:
-            usage[resource] = steered / count
-            continue
-        requested = _quantity(requests.get(resource))
-        usage[resource] = requested if requested is not None else default
+        usage[resource] = steered / count if steered is not None else idle
     return usage
 
 
