@@ -15,11 +15,9 @@ from . import cases
 KNOWN_FAILURES: set[str] = {
 }
 
-# Error cases whose message still differs from Kustomize's: 250 prints the referrer and
-# candidates as YAML with Kustomize's internal annotations, 313 the offending node in
+# Error cases whose message still differs from Kustomize's: 313 prints the offending node in
 # kyaml's style (original quoting kept).
 INEXACT_MESSAGES: set[str] = {
-    "250-multibases-with-conflict",
     "313-namespace-transformer-invalid-field-specs",
 }
 

@@ -426,10 +426,31 @@ SCALAR_IDS = {
                              "top/t.yaml": "apiVersion: builtin\nkind: 5\nmetadata:\n  name: x\n"},
 }
 
+# an ambiguous reference: Kustomize reports the referrer and each candidate with its renames
+SA_AND_BINDING = ("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n---\n"
+                  "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: crb-{n}\n"
+                  "roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cr-{n}\n"
+                  "subjects:\n- kind: ServiceAccount\n  name: sa\n")
+
+
+def two_namespaces(renames: str) -> dict:
+    """One binding (Kustomize visits several in map order, so only one may be ambiguous)."""
+    return {"top/kustomization.yaml": K + "resources:\n- a\n- b\n",
+            "top/a/kustomization.yaml": K + f"namespace: a\n{renames}resources:\n- r.yaml\n",
+            "top/a/r.yaml": SA_AND_BINDING.format(n="a"),
+            "top/b/kustomization.yaml": K + f"namespace: b\n{renames}resources:\n- r.yaml\n",
+            "top/b/r.yaml": SA_AND_BINDING.split("---")[0]}
+
+
+AMBIGUOUS = {
+    "service-accounts-of-two-namespaces": two_namespaces(""),
+    "renamed-alike-in-two-namespaces": two_namespaces("namePrefix: p-\nnameSuffix: -s\n"),
+}
+
 CASES = {f"{group}/{name}": tree_files for group, table in (
     ("labels", LABELS), ("components", COMPONENTS), ("references", REFERENCES), ("local-config", LOCAL_CONFIG),
     ("duplicate-keys", DUPLICATE_KEYS), ("similar-arrays", SIMILAR_ARRAYS), ("configurations", CONFIGURATIONS),
-    ("other-groups", OTHER_GROUPS), ("scalar-ids", SCALAR_IDS)) for name, tree_files in table.items()}
+    ("other-groups", OTHER_GROUPS), ("scalar-ids", SCALAR_IDS), ("ambiguous", AMBIGUOUS)) for name, tree_files in table.items()}
 
 
 @pytest.mark.kubectl

@@ -217,26 +217,28 @@ def merge_specs(mine: list, incoming: list, go_name: str) -> list:
     group/version/kind. Merged into an empty config in that order, a kind's own spec sorts
     before the spec for every kind of the same path, which is then left out."""
     out = list(mine)
-    for spec in sorted(incoming, key=_spec_order):  # Kustomize's configs are always sorted
+    for spec in sorted(incoming, key=gvk_order):  # Kustomize's configs are always sorted
         there = next((s for s in out if s.path == spec.path
                       and Gvk(s.group, s.version, s.kind).selected_by(spec.group, spec.version, spec.kind)), None)
         if there is None:
             out.append(spec)
         elif there.create != spec.create:
             raise KustomizeError(f"failed to merge {go_name} fieldSpec: conflicting fieldspecs")
-    return sorted(out, key=_spec_order)
+    return sorted(out, key=gvk_order)
 
 
-def _spec_order(spec: FieldSpec) -> tuple:
+def gvk_order(item) -> tuple:
+    """Kustomize's Gvk.IsLessThan as a sort key (field specs and name references have a
+    group, version and kind): kind priority, then group_version_kind."""
     from .sorting import DEFAULT_FIRST, DEFAULT_LAST
 
-    if spec.kind in DEFAULT_FIRST:
-        rank = DEFAULT_FIRST.index(spec.kind) - len(DEFAULT_FIRST)
-    elif spec.kind in DEFAULT_LAST:
-        rank = DEFAULT_LAST.index(spec.kind) + 1
+    if item.kind in DEFAULT_FIRST:
+        rank = DEFAULT_FIRST.index(item.kind) - len(DEFAULT_FIRST)
+    elif item.kind in DEFAULT_LAST:
+        rank = DEFAULT_LAST.index(item.kind) + 1
     else:
         rank = 0
-    return rank, "_".join((spec.group or "~G", spec.version or "~V", spec.kind or "~K"))
+    return rank, "_".join((item.group or "~G", item.version or "~V", item.kind or "~K"))
 
 
 @dataclass

@@ -3,7 +3,7 @@ patch), fields of other objects naming it follow."""
 from __future__ import annotations
 
 from . import fieldspec
-from .defaults import NameBackRef
+from .defaults import NameBackRef, gvk_order
 from .errors import KustomizeError
 from .resmap import ResMap
 from .resource import Gvk, Resource
@@ -102,7 +102,8 @@ class _Fixer:
         ids = ", ".join(str(r.cur_id()) for r in cands)
         raise KustomizeError(
             f"updating name reference in '{self.path}' field of '{self.referrer.cur_id()}': "
-            f"considering field '{self.path}' of object {self.referrer.cur_id()}: found multiple possible referrals: {ids}")
+            f"considering field '{self.path}' of object {self.referrer.cur_id()}: found multiple possible referrals: {ids}"
+            + _referral_report(self.referrer, cands))
 
     def scalar(self, container, key) -> None:
         value = container[key]
@@ -157,7 +158,8 @@ def fix_name_references(resmap: ResMap, backrefs: list[NameBackRef]) -> None:
         for name in {i.name for i in r.prev_ids}:
             by_prev_name.setdefault(name, []).append(r)
     candidates_cache: dict[int, _Candidates] = {}
-    for backref in backrefs:
+    # Kustomize keeps its name references sorted by group/version/kind and fixes them in that order
+    for backref in sorted(backrefs, key=gvk_order):
         for spec in backref.referrers:
             for res in list(resmap):
                 if not spec.selects(res.org_id().gvk):
@@ -166,3 +168,36 @@ def fix_name_references(resmap: ResMap, backrefs: list[NameBackRef]) -> None:
                     candidates_cache[id(res)] = _Candidates(by_prev_name, _reachable(res), resmap)
                 fixer = _Fixer(res, backref, spec.path, candidates_cache[id(res)])
                 fieldspec.apply(res.obj, fieldspec.FieldSpec(spec.path, spec.group, spec.version, spec.kind, False), fixer)
+
+
+def _referral_report(referrer: Resource, candidates: list[Resource]) -> str:
+    """Kustomize's account of an ambiguous reference: the referrer and each candidate as
+    YAML, with the annotations it keeps a resource's renames in."""
+    text = "\n\n**** Too many possible referral targets to referrer:\n" + _with_build_annotations(referrer)
+    for i, candidate in enumerate(candidates):
+        text += f"\n--- possible referral {i}:\n" + _with_build_annotations(candidate)
+    return text + "\n"
+
+
+def _with_build_annotations(res: Resource) -> str:
+    import copy
+
+    from .printing import render
+    from .resource import NOT_A_NAMESPACE
+
+    obj = copy.deepcopy(res.obj)
+    annotations: dict = {}
+    if res.prefixes:
+        annotations["internal.config.kubernetes.io/prefixes"] = ",".join(res.prefixes)
+    if res.suffixes:
+        annotations["internal.config.kubernetes.io/suffixes"] = ",".join(res.suffixes)
+    if res.prev_ids:
+        annotations["internal.config.kubernetes.io/previousKinds"] = ",".join(i.gvk.kind for i in res.prev_ids)
+        annotations["internal.config.kubernetes.io/previousNames"] = ",".join(i.name for i in res.prev_ids)
+        annotations["internal.config.kubernetes.io/previousNamespaces"] = ",".join(
+            "_non_namespaceable_" if i.cluster_scoped or i.namespace == NOT_A_NAMESPACE else (i.namespace or "default")
+            for i in res.prev_ids)
+    if annotations:
+        meta = obj.setdefault("metadata", {})
+        meta["annotations"] = {**(meta.get("annotations") or {}), **annotations}
+    return render([obj])
