@@ -98,3 +98,30 @@ def test_workers_must_be_a_count(tmp_path, value):
                              "--port", "0", f"--workers={value}"], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "--workers" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_concurrent_patches_through_both_workers_all_apply(tmp_path):
+    """A patch without a resourceVersion that loses a race to another worker's write is re-applied
+    (kube-apiserver's GuaranteedUpdate), never a 409."""
+    import concurrent.futures
+
+    with serving(tmp_path, "--workers=2", "--controllers=-*") as server:
+        path = "/api/v1/namespaces/default/configmaps"
+        with _client(server) as client:
+            client.post(path, json={"metadata": {"name": "shared"}}).raise_for_status()
+
+        def patch(writer: int) -> list[int]:
+            statuses = []
+            with httpx.Client(base_url=server.url, verify=ssl.create_default_context(cafile=server.ca),
+                              headers={"Authorization": f"Bearer {server.token}"}, timeout=30) as client:
+                for i in range(40):
+                    response = client.patch(f"{path}/shared", content=json.dumps({"data": {f"w{writer}": str(i)}}),
+                                            headers={"content-type": "application/strategic-merge-patch+json"})
+                    statuses.append(response.status_code)
+            return statuses
+
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            statuses = [code for codes in pool.map(patch, range(16)) for code in codes]
+        assert set(statuses) == {200}
+        with _client(server) as client:
+            assert client.get(f"{path}/shared").json()["data"] == {f"w{w}": "39" for w in range(16)}

@@ -878,7 +878,10 @@ def kubernetes_endpoints() -> dict:
 
 
 
-_PATCH_RETRIES = 5
+# kube-apiserver's GuaranteedUpdate retries a lost race for as long as it keeps losing; a bound
+# still ends a write that can never win. Several processes on one store (serve --workers) lose
+# races to each other's writes far more often than one process, whose writes queue in order.
+_PATCH_RETRIES = 100
 
 
 class _StorageConflict(StatusError):
