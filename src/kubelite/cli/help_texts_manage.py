@@ -613,4 +613,6 @@ SERVE = Help("serve", "Run kubelite's built-in Kubernetes API server over HTTPS,
                         leader_elect_lease_duration="How long a Lease not renewed keeps other servers waiting.",
                         leader_elect_renew_deadline="How long the leader keeps trying to renew before it stops "
                                                     "leading.",
-                        leader_elect_retry_period="How often servers try to acquire or renew the Lease."))
+                        leader_elect_retry_period="How often servers try to acquire or renew the Lease.",
+                        workers="How many processes serve the port, on the one store (a SQLite file or etcd, "
+                                "not memory): more than one puts every core to work."))
