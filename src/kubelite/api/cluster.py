@@ -164,9 +164,12 @@ def _session(cluster, namespace: str):
     from kubelite.client.kubeconfig import Connection
     from kubelite.client.transport import EMBEDDED_URL, USER_AGENT, Transport
 
+    from kubelite.client.server_warnings import python_warning
+
     client = http1.AppClient(cluster.door(), EMBEDDED_URL, headers={"User-Agent": USER_AGENT})
-    return Session(Connection(server=None, namespace=namespace),
-                   transport=Transport(client, "kubelite.embedded", embedded=True))
+    transport = Transport(client, "kubelite.embedded", embedded=True)
+    transport.on_warning = python_warning  # a library warns through `warnings`, not on stderr
+    return Session(Connection(server=None, namespace=namespace), transport=transport)
 
 
 def connect(kubeconfig: str | os.PathLike | None = None, *, context: str | None = None,

@@ -17,6 +17,7 @@ import pathlib
 import sys
 import time
 
+from kubelite.client import server_warnings
 from kubelite.client.errors import ApiError, ConnectionFailed
 from kubelite.client.kubeconfig import Connection
 
@@ -92,6 +93,7 @@ class Transport:
         self.verbosity = verbosity
         self._closer = closer
         self._extensions = {"sni_hostname": sni} if sni else None
+        self.on_warning = server_warnings.print_once  # what a server's Warning header becomes
 
     def __enter__(self):
         return self
@@ -131,6 +133,7 @@ class Transport:
                     continue
                 raise self._connection_error(err) from None
             self._log_response(method, response, started, body)
+            server_warnings.report(response.headers, self.on_warning)
             if response.status_code in RETRY_STATUS and method in IDEMPOTENT and attempt < MAX_ATTEMPTS:
                 time.sleep(_retry_after(response, attempt))
                 continue
@@ -160,6 +163,7 @@ class Transport:
                                      timeout=self._stream_timeout(limit),
                                      extensions=self._extensions) as response:
                 self._log_response(method, response, started, None)
+                server_warnings.report(response.headers, self.on_warning)
                 if response.status_code >= 400:
                     response.read()
                     raise ApiError.from_response(response.status_code, response.content, method)
