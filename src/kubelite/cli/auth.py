@@ -43,11 +43,14 @@ def build_parser() -> common.Parser:
 
     add_printing_flags(whoami)
     install(whoami, HELP["auth whoami"])
+    from kubelite.cli.auth_reconcile import build_parser as reconcile_parser
+
+    install(reconcile_parser(subs), HELP["auth reconcile"])
     return install(p, HELP["auth"])
 
 
 def run(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("can-i", "whoami"):
+    if not argv or argv[0] not in ("can-i", "whoami", "reconcile"):
         from kubelite.cli.auth_help import HELP
         from kubelite.cli.help import render
 
@@ -58,7 +61,9 @@ def run(argv: list[str]) -> int:
         return 0
     parser = build_parser()
     sub = parser._subparsers._group_actions[0].choices[argv[0]]
-    body = _can_i if argv[0] == "can-i" else _whoami
+    from kubelite.cli.auth_reconcile import reconcile
+
+    body = {"can-i": _can_i, "whoami": _whoami, "reconcile": reconcile}[argv[0]]
     return common.run(sub, argv[1:], body)
 
 

@@ -8,6 +8,8 @@ _PRINTING = {"allow-missing-template-keys": "true", "show-managed-fields": "fals
 HELP = {h.command: h for h in [
     Help("auth", "Inspect authorization.", "auth [flags] [options]",
          subcommands=(("can-i", "Check whether an action is allowed"),
+                      ("reconcile", "Reconciles rules for RBAC role, role binding, cluster role, and cluster "
+                                    "role binding objects"),
                       ("whoami", "Experimental: Check self subject attributes"))),
     Help("auth can-i", "Ask the server whether the current user may do something.\n\n"
          " VERB is a verb such as get, list, create or delete; TYPE a resource type (with an optional "
@@ -29,6 +31,18 @@ HELP = {h.command: h for h in [
                "no-headers": "With --list, leave out the header line.",
                "quiet": "Print nothing: the exit status is the answer.",
                "subresource": "A subresource, such as log for pods or scale for deployments."}),
+    Help("auth reconcile", "Create or fill up RBAC roles, cluster roles and their bindings from files.\n\n"
+         " Missing objects are created; existing roles gain the rules and aggregation selectors they lack, "
+         "bindings the subjects they lack. A binding whose roleRef differs is deleted and created again. "
+         "Other kinds in the files are skipped.",
+         "auth reconcile -f FILENAME [options]",
+         (("Reconcile the RBAC objects in a file", ("auth reconcile -f my-rbac-rules.yaml",)),
+          ("Also drop permissions and subjects the file does not list",
+           ("auth reconcile -f rbac.yaml --remove-extra-permissions --remove-extra-subjects",))),
+         defaults={**_PRINTING, "dry-run": "none", "recursive": "false", "remove-extra-permissions": "false",
+                   "remove-extra-subjects": "false"},
+         docs={"remove-extra-permissions": "Remove rules the file does not list.",
+               "remove-extra-subjects": "Remove subjects the file does not list."}),
     Help("auth whoami", "Print who the server says the current user is: the name, UID, groups and extra "
          "attributes it authenticated (a SelfSubjectReview).",
          "auth whoami [options]",

@@ -241,7 +241,8 @@ def delete_options_body(data: bytes) -> dict:
     if not data.strip():
         return {}
     try:
-        body = jsonbody.loads(data)
+        # typed clients (kubectl's RBAC client, controllers) send DeleteOptions as protobuf
+        body = _protobuf_delete_options(data) if data.startswith(b"k8s\x00") else jsonbody.loads(data)
     except jsonbody.JSONBodyError as err:
         raise errors.bad_request(str(err)) from None
     if not isinstance(body, dict):
@@ -258,3 +259,20 @@ def delete_options_body(data: bytes) -> dict:
             raise errors.bad_request(f"json: cannot unmarshal {json_kind(value)} into Go struct field "
                                      f"DeleteOptions.{name} of type {go_type}")
     return _plain(body)
+
+
+def _protobuf_delete_options(data: bytes) -> dict:
+    from kubelite.server import protobuf
+
+    from kubelite.server.protobuf.decode import decode_message
+
+    try:
+        # every group version registers DeleteOptions: the envelope names the resource's group
+        envelope = protobuf.parse_envelope(data)
+        if envelope.kind != "DeleteOptions":
+            raise protobuf.ProtobufError(f'no kind "{envelope.kind}" is registered for version '
+                                         f'"{envelope.api_version}"')
+        return decode_message(protobuf.message_name("meta.k8s.io/v1", "DeleteOptions"), envelope.raw)
+    except protobuf.ProtobufError as err:
+        raise errors.bad_request(f"the object provided is unrecognized (must be of type DeleteOptions): {err}") \
+            from None

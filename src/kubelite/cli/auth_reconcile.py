@@ -1,0 +1,322 @@
+"""`kubelite auth reconcile -f FILE`: bring RBAC roles and bindings up to what the files ask for.
+
+As kubectl does it: a missing object is created; an existing role gains the rules (broken down
+into one-verb pieces) and aggregation selectors it lacks, a binding the subjects it lacks; with
+--remove-extra-permissions / --remove-extra-subjects the object is set to exactly the file's
+contents. A binding whose roleRef differs is deleted and created again (roleRef is immutable).
+Objects annotated rbac.authorization.kubernetes.io/autoupdate=false are reported, not touched.
+Other kinds in the files are skipped silently.
+"""
+from __future__ import annotations
+
+import copy
+import sys
+from dataclasses import dataclass, field
+
+from kubelite.cli import common
+from kubelite.server.auth import rules as policy
+
+RBAC = "rbac.authorization.k8s.io"
+ROLES = {"Role", "ClusterRole"}
+BINDINGS = {"RoleBinding", "ClusterRoleBinding"}
+AUTOUPDATE = "rbac.authorization.kubernetes.io/autoupdate"
+
+
+@dataclass
+class Result:
+    obj: dict
+    operation: str = "none"  # none | create | update | recreate
+    protected: bool = False
+    missing_rules: list = field(default_factory=list)
+    extra_rules: list = field(default_factory=list)
+    missing_subjects: list = field(default_factory=list)
+    extra_subjects: list = field(default_factory=list)
+
+
+def build_parser(subs) -> common.Parser:
+    p = subs.add_parser("reconcile", prog="kubelite auth reconcile")
+    p.add_argument("args", nargs="*", help=argparse_suppress())
+    common.add_connection_flags(p)
+    p.add_argument("-n", "--namespace")
+    common.add_filename_flags(p, "identifying the resource to reconcile")
+    common.add_dry_run_flag(p)
+    common.add_output_flag(p, "json|yaml|name|jsonpath=...")
+    common.add_template_flags(p)
+    p.add_argument("--remove-extra-permissions", action="store_true")
+    p.add_argument("--remove-extra-subjects", action="store_true")
+    return p
+
+
+def argparse_suppress():
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+def reconcile(args) -> int:
+    if not args.filename and not args.kustomize:
+        raise common.CommandError("error: must specify one of -f and -k")
+    if args.args:
+        raise common.CommandError("error: no arguments are allowed")
+    output = common.output_of(args)
+    mode = common.dry_run_mode(args)
+    if mode == "server":
+        raise common.CommandError("error: --dry-run=server for command reconcile is not supported yet")
+    dry_run = mode == "client"
+    sess = common.session(args)
+    selection = common.build(sess, args, [], verb="reconcile")
+    printer = common.ObjectPrinter(output) if output.kind else None
+    for request in selection.requests:
+        if request.resource.group != RBAC or request.resource.kind not in ROLES | BINDINGS:
+            continue  # kubectl skips every other kind without a word
+        expected = copy.deepcopy(request.obj)
+        if request.namespace:
+            expected.setdefault("metadata", {})["namespace"] = request.namespace
+        result = _reconcile(sess, request, expected, args, dry_run)
+        result.obj = common.with_type(result.obj, request.resource)
+        if printer is not None:
+            printer.print(result.obj)
+        else:
+            sys.stdout.write(common.success_line(result.obj, "reconciled", "client" if dry_run else "none"))
+            sys.stdout.flush()
+        _print_details(result, args)
+    return 0
+
+
+def _reconcile(sess, request, expected: dict, args, dry_run: bool, attempt: int = 0) -> Result:
+    """Compare with the server's object and (unless a dry run or opted out) write the result."""
+    from kubelite.client.errors import ApiError
+
+    existing = _get(sess, request)
+    is_role = request.resource.kind in ROLES
+    if existing is None:
+        result = Result(expected, "create", missing_rules=_rules(expected) if is_role else [],
+                        missing_subjects=[] if is_role else _subjects(expected))
+    elif is_role:
+        result = _computed_role(existing, expected, args.remove_extra_permissions)
+    else:
+        result = _computed_binding(existing, expected, args.remove_extra_subjects)
+    if result.protected or dry_run or result.operation == "none":
+        return result
+    try:
+        result.obj = _write(sess, request, existing, result)
+    except ApiError as err:
+        # the object appeared or vanished while we looked: start over, as kubectl does (3 tries)
+        if err.code in (404, 409) and attempt < 2:
+            return _reconcile(sess, request, expected, args, dry_run, attempt + 1)
+        raise
+    return result
+
+
+def _write(sess, request, existing: dict | None, result: Result) -> dict:
+    from kubelite.client.errors import ApiError
+
+    if result.operation == "update":
+        return sess.client.replace(request.resource, request.namespace, _name(existing), result.obj)
+    if result.operation == "recreate":
+        # roleRef cannot change: delete the old binding (only that one, by uid), then create
+        uid = (existing.get("metadata") or {}).get("uid")
+        try:
+            sess.client.delete(request.resource, request.namespace, _name(existing), preconditions={"uid": uid})
+        except ApiError as err:
+            if err.code != 404:
+                raise
+    _ensure_namespace(sess, request.namespace)
+    return sess.client.create(request.resource, request.namespace, _fresh(result.obj))
+
+
+# -- roles -----------------------------------------------------------------------------------------
+
+
+def _computed_role(existing: dict, expected: dict, remove_extra: bool) -> Result:
+    result = Result(copy.deepcopy(existing), protected=_protected(existing))
+    _merge_metadata(result, existing, expected)
+    if expected.get("aggregationRule") is None or existing.get("aggregationRule") is None:
+        result.extra_rules = _uncovered(_rules(expected), _rules(existing))
+    result.missing_rules = _uncovered(_rules(existing), _rules(expected))
+    if not remove_extra and result.missing_rules:
+        result.obj["rules"] = _stored(_rules(result.obj) + result.missing_rules)
+        result.operation = "update"
+    elif remove_extra and (result.missing_rules or result.extra_rules):
+        result.obj["rules"] = _stored(_rules(expected))
+        result.operation = "update"
+    want, have = expected.get("aggregationRule"), existing.get("aggregationRule")
+    missing = _uncovered_selectors(have, want)
+    extra = _uncovered_selectors(want, have)
+    if want is None and have is not None:
+        result.obj.pop("aggregationRule", None)
+        result.operation = "update"
+    elif not remove_extra and missing:
+        rule = result.obj.get("aggregationRule") or {}
+        rule["clusterRoleSelectors"] = list(rule.get("clusterRoleSelectors") or []) + missing
+        result.obj["aggregationRule"] = rule
+        result.operation = "update"
+    elif remove_extra and (missing or extra):
+        result.obj["aggregationRule"] = copy.deepcopy(want)
+        result.operation = "update"
+    return result
+
+
+def _rules(obj: dict) -> list[dict]:
+    return [policy.normalized(r) for r in obj.get("rules") or []]
+
+
+def _stored(items: list[dict]) -> list[dict]:
+    """Rules or subjects as the API stores them: empty fields left out (a rule's verbs always kept)."""
+    return [{k: v for k, v in item.items() if v or k == "verbs"} for item in items]
+
+
+def _uncovered(owner: list[dict], wanted: list[dict]) -> list[dict]:
+    """The one-verb pieces of `wanted` no rule of `owner` covers (RBAC's Covers)."""
+    pieces = [piece for r in wanted for piece in policy.breakdown(r)]
+    return [p for p in pieces if not any(policy.covers(o, p) for o in owner)]
+
+
+def _uncovered_selectors(owner, servant) -> list:
+    if servant is None:
+        return []
+    if owner is None:
+        return list(servant.get("clusterRoleSelectors") or [])
+    have = owner.get("clusterRoleSelectors") or []
+    return [s for s in servant.get("clusterRoleSelectors") or [] if not any(_same_selector(h, s) for h in have)]
+
+
+def _same_selector(a: dict, b: dict) -> bool:
+    # semantic equality: an empty map or list is the same as an absent one
+    def norm(s):
+        return {"matchLabels": s.get("matchLabels") or {}, "matchExpressions": s.get("matchExpressions") or []}
+    return norm(a or {}) == norm(b or {})
+
+
+# -- bindings --------------------------------------------------------------------------------------
+
+
+def _computed_binding(existing: dict, expected: dict, remove_extra: bool) -> Result:
+    protected = _protected(existing)
+    if _role_ref(expected) != _role_ref(existing):
+        return Result(expected, "recreate", protected=protected)
+    result = Result(copy.deepcopy(existing), protected=protected)
+    _merge_metadata(result, existing, expected)
+    want, have = _subjects(expected), _subjects(existing)
+    result.missing_subjects = _only_in(want, have)
+    result.extra_subjects = _only_in(have, want)
+    if not remove_extra and result.missing_subjects:
+        result.obj["subjects"] = _stored(have + result.missing_subjects)
+        result.operation = "update"
+    elif remove_extra and (result.missing_subjects or result.extra_subjects):
+        result.obj["subjects"] = _stored(want)
+        result.operation = "update"
+    return result
+
+
+def _subjects(obj: dict) -> list[dict]:
+    # compared field by field as Go structs are: an absent field is the empty string
+    return [{k: str(s.get(k) or "") for k in ("kind", "apiGroup", "name", "namespace")}
+            for s in obj.get("subjects") or []]
+
+
+def _role_ref(obj: dict) -> tuple:
+    ref = obj.get("roleRef") or {}
+    return tuple(str(ref.get(k) or "") for k in ("apiGroup", "kind", "name"))
+
+
+def _only_in(first: list[dict], second: list[dict]) -> list[dict]:
+    out = []
+    for s in first:
+        if s not in second and s not in out:
+            out.append(s)
+    return out
+
+
+def _fresh(obj: dict) -> dict:
+    """The object to create again: without the old one's identity."""
+    obj = copy.deepcopy(obj)
+    meta = obj.get("metadata") or {}
+    for key in ("uid", "resourceVersion", "creationTimestamp", "managedFields"):
+        meta.pop(key, None)
+    return obj
+
+
+# -- shared ----------------------------------------------------------------------------------------
+
+
+def _get(sess, request) -> dict | None:
+    from kubelite.client.errors import ApiError
+
+    try:
+        return sess.client.get(request.resource, request.name, request.namespace)
+    except ApiError as err:
+        if err.code == 404:
+            return None
+        raise
+
+
+def _name(obj: dict) -> str:
+    return (obj.get("metadata") or {}).get("name", "")
+
+
+def _protected(existing: dict) -> bool:
+    return ((existing.get("metadata") or {}).get("annotations") or {}).get(AUTOUPDATE) == "false"
+
+
+def _merge_metadata(result: Result, existing: dict, expected: dict) -> None:
+    """The file's labels and annotations win over the existing ones; a change means an update."""
+    meta = result.obj.setdefault("metadata", {})
+    for key in ("annotations", "labels"):
+        have = (existing.get("metadata") or {}).get(key) or {}
+        merged = {**have, **((expected.get("metadata") or {}).get(key) or {})}
+        if merged:
+            meta[key] = merged
+        if merged != have:
+            result.operation = "update"
+
+
+def _ensure_namespace(sess, namespace: str | None) -> None:
+    """kubectl creates a missing namespace before creating a namespaced role or binding in it."""
+    if not namespace:
+        return
+    from kubelite.client.errors import ApiError
+
+    info = sess.discovery.resolve("namespaces")
+    try:
+        sess.client.get(info, namespace)
+        return
+    except ApiError as err:
+        if err.code not in (403, 404):
+            raise
+    try:
+        sess.client.create(info, None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    except ApiError as err:
+        if err.code not in (403, 409):
+            raise
+
+
+def _print_details(result: Result, args) -> None:
+    if result.operation == "none":
+        return
+    caveat = f", but object opted out ({AUTOUPDATE}: false)" if result.protected else ""
+    lines = [f"\treconciliation required {result.operation}{caveat}"]
+    lines += _section("missing subjects added:", result.missing_subjects, _go_subject)
+    if args.remove_extra_subjects:
+        lines += _section("extra subjects removed:", result.extra_subjects, _go_subject)
+    lines += _section("missing rules added:", result.missing_rules, _go_rule)
+    if args.remove_extra_permissions:
+        lines += _section("extra rules removed:", result.extra_rules, _go_rule)
+    sys.stderr.write("".join(line + "\n" for line in lines))
+    sys.stderr.flush()
+
+
+def _section(title: str, items: list, show) -> list[str]:
+    return [f"\t{title}"] + [f"\t\t{show(item)}" for item in items] if items else []
+
+
+def _go_rule(r: dict) -> str:
+    """Go's %+v of an rbacv1.PolicyRule."""
+    fields = (("Verbs", "verbs"), ("APIGroups", "apiGroups"), ("Resources", "resources"),
+              ("ResourceNames", "resourceNames"), ("NonResourceURLs", "nonResourceURLs"))
+    return "{" + " ".join(f"{label}:[{' '.join(r[key])}]" for label, key in fields) + "}"
+
+
+def _go_subject(s: dict) -> str:
+    """Go's %+v of an rbacv1.Subject."""
+    return f"{{Kind:{s['kind']} APIGroup:{s['apiGroup']} Name:{s['name']} Namespace:{s['namespace']}}}"
