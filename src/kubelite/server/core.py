@@ -833,12 +833,15 @@ class APIServer:
                    ("endpoints", kubernetes_endpoints()))
         for resource, body in objects:
             r = self.registry.lookup("", "v1", resource)
-            if r is None or self.store.get(self._key(r, "default", "kubernetes")) is not None:
+            key = self._key(r, "default", "kubernetes") if r is not None else None
+            if key is None or self.store.get(key) is not None:
                 continue
             try:
                 self.create(r, "default", body, WriteOptions())
-            except StatusError as err:
-                if err.code != 409:
+            except StatusError:
+                # another server on this store made it meanwhile (its cluster IP then reads as
+                # taken, a 422, rather than the name as a 409)
+                if self.store.get(key) is None:
                     raise
 
     def _create_default_service_account(self, namespace: str) -> None:

@@ -171,7 +171,7 @@ def _write_key(path: pathlib.Path, key) -> None:
 
 def _write_private(path: pathlib.Path, data: bytes) -> None:
     """Write atomically with mode 0600 so a crash never leaves half a key behind."""
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # processes starting together never share one
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(data)

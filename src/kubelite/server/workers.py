@@ -75,15 +75,18 @@ def _die_with_parent() -> None:
 
 def prepare_shared_files(data_dir, storage: str | None) -> None:
     """Create what every worker would otherwise race to create: the data directory, CA and
-    certificates, token, and the store's tables."""
+    certificates, token, service-account signing key, and the store's tables."""
     from kubelite.server.auth import ensure_token
     from kubelite.server.private import private_dir
     from kubelite.server.storage import open_store
     from kubelite.server.tls import ensure_tls
 
+    from kubelite.server.auth.signing import KEY_FILE, Signer
+
     private_dir(data_dir)
     ensure_tls(data_dir / "pki")
     ensure_token(data_dir)
+    Signer.load_or_create(data_dir / "pki" / KEY_FILE)  # every worker signs tokens with one key
     if (storage or "").lower().startswith(("etcd://", "etcds://")):
         return  # nothing to create, and an etcd client's threads must not be forked
     store = open_store(storage or str(data_dir / "state.db"))

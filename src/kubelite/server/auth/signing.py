@@ -30,6 +30,23 @@ def unb64url(text: str) -> bytes:
 # nobody does not load it.
 
 
+def _publish_key(path: pathlib.Path, key) -> bool:
+    """Write the key to `path` unless a file is there already (False then). Servers started
+    together on one data directory must all end up signing with the same key: the file is
+    written aside and linked into place, which only one of them can do."""
+    from kubelite.server.tls import _write_key
+
+    aside = path.with_name(f"{path.name}.{os.getpid()}.new")
+    _write_key(aside, key)
+    try:
+        os.link(aside, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        aside.unlink(missing_ok=True)
+
+
 class Signer:
     def __init__(self, key):
         from cryptography.hazmat.primitives import serialization
@@ -58,10 +75,9 @@ class Signer:
         except (FileNotFoundError, ValueError):
             pass
         signer = cls.generate()
-        from kubelite.server.tls import _write_key
-
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_key(path, signer._key)
+        if not _publish_key(path, signer._key):  # another server on this data dir made it first
+            return cls.load_or_create(path)
         return signer
 
     def sign(self, claims: dict) -> str:

@@ -17,9 +17,12 @@ log = logging.getLogger("kubelite.server")
 DEFAULT_TIMEOUT = 1800
 BOOKMARK_INTERVAL = 60.0
 _POLL = 1.0  # how often an idle stream looks at its deadline and at server shutdown
-# Events a stream holds for a client that is not reading them; past this it is ended, as
-# kube-apiserver ends a watcher too slow to take its events, and what it held is released.
+# Events a stream holds for a client that is not reading them; when it is full and the client
+# takes none for SLOW_WATCHER_GRACE seconds, the stream is ended, as kube-apiserver ends a watcher
+# too slow to take its events, and what it held is released. A client that reads on, however far
+# behind it started (a watch resumed from an old revision), is never ended.
 WATCH_BUFFER = 1000
+SLOW_WATCHER_GRACE = 1.0
 
 
 async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Event | None):
@@ -153,6 +156,7 @@ class _Buffer:
         self.error: Exception | None = None
         self.ended = False
         self.overflowed = False
+        self.taken = asyncio.Event()  # set whenever the stream takes an event
         self.task = asyncio.ensure_future(self._pump())
 
     async def _pump(self) -> None:
@@ -165,7 +169,7 @@ class _Buffer:
                     if self.watcher.closed:
                         return
                     continue
-                if len(self.events) >= self.limit:
+                if not await self._room():
                     log.warning("ending watch of %s: the client is not taking its events", self.watcher.prefix)
                     self.overflowed = True
                     self.events.clear()
@@ -179,6 +183,16 @@ class _Buffer:
             self.ended = True
             self.ready.set()
 
+    async def _room(self) -> bool:
+        """Whether there is room for one more event, waiting while the stream takes some."""
+        while len(self.events) >= self.limit:
+            self.taken.clear()
+            try:
+                await asyncio.wait_for(self.taken.wait(), SLOW_WATCHER_GRACE)
+            except asyncio.TimeoutError:
+                return False
+        return True
+
     async def next(self, timeout: float):
         """The next event; None if none came within `timeout`; _END once the watch is over."""
         if not self.events and not self.ended:
@@ -188,6 +202,7 @@ class _Buffer:
             except asyncio.TimeoutError:
                 return None
         if self.events:
+            self.taken.set()
             return self.events.popleft()
         if self.error is not None:
             error, self.error = self.error, None
