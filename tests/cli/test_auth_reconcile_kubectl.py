@@ -172,3 +172,58 @@ def test_usage_errors(kubectl, remote):
         theirs, ours = kubectl.run("auth", "reconcile", *args), remote.run("auth", "reconcile", *args)
         assert ours.returncode == theirs.returncode == 1, args
         assert ours.stderr.replace("kubelite", "kubectl") == theirs.stderr, args
+
+
+AGGREGATED = ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: agg-@\n"
+              "  labels: {team: a}\naggregationRule:\n  clusterRoleSelectors:\n{selectors}rules: []\n")
+SELECTOR = "  - matchLabels: {{agg-@: '{}'}}\n"
+
+
+def aggregated(*values: str) -> str:
+    return AGGREGATED.replace("{selectors}", "".join(SELECTOR.format(v) for v in values))
+
+
+def test_aggregation_selectors_and_labels(kubectl, remote, tmp_path):
+    code, out, err = reconcile_both(kubectl, remote, tmp_path, (aggregated("x"),))
+    assert (code, err) == (0, "\treconciliation required create\n")
+    # a new selector and a new label: an update with no rule lines (selectors are not listed)
+    changed = aggregated("x", "y").replace("{team: a}", "{team: a, tier: b}")
+    code, out, err = reconcile_both(kubectl, remote, tmp_path, (changed,))
+    assert (code, err) == (0, "\treconciliation required update\n")
+    found = same_state(kubectl, "clusterrole/agg")[0]
+    assert len(found["aggregationRule"]["clusterRoleSelectors"]) == 2
+    code, out, err = reconcile_both(kubectl, remote, tmp_path, (aggregated("y"),), "--remove-extra-permissions")
+    assert (code, err) == (0, "\treconciliation required update\n")
+    assert same_state(kubectl, "clusterrole/agg")[0]["aggregationRule"]["clusterRoleSelectors"] == [
+        {"matchLabels": {"agg-@": "y"}}]
+
+
+def test_namespace_left_out_and_json_output(kubectl, remote, tmp_path):
+    """kubectl does not give a Role without a namespace the -n one: creating it fails."""
+    docs = (role("plain", PODS_READ, namespace="").replace("kind: ClusterRole", "kind: Role"),)
+    code, out, err = reconcile_both(kubectl, remote, tmp_path, docs, "-n", "default")
+    assert (code, out, err) == (1, "", "error: resource name may not be empty\n")
+    # -o json prints the object as written
+    answers = []
+    for side, cli in zip(SIDES, (kubectl, remote)):
+        path = tmp_path / f"plain-{side}.yaml"
+        path.write_text(manifest(side, role("plain", PODS_READ)))
+        done = cli.run("auth", "reconcile", "-f", str(path), "-o", "json")
+        assert done.returncode == 0, done.stderr
+        obj = json.loads(done.stdout)
+        assert obj["metadata"]["namespace"] == f"rec-{side}"
+        for key in ("uid", "resourceVersion", "creationTimestamp", "managedFields"):
+            obj["metadata"].pop(key, None)
+        answers.append((unsuffixed(json.dumps(obj, sort_keys=True), side), unsuffixed(done.stderr, side)))
+    assert answers[1] == answers[0]
+
+
+def test_subject_without_api_group_is_compared_as_written(kubectl, remote, tmp_path):
+    """The file's subjects are compared field by field with the stored (defaulted) ones."""
+    docs = (binding("bare", "grow", "- kind: User\n  name: sam\n"),)
+    reconcile_both(kubectl, remote, tmp_path, docs)
+    code, out, err = reconcile_both(kubectl, remote, tmp_path, docs)
+    # the server stored apiGroup rbac.authorization.k8s.io: kubectl sees sam as missing and adds sam again
+    assert (code, err) == (0, "\treconciliation required update\n\tmissing subjects added:\n"
+                              "\t\t{Kind:User APIGroup: Name:sam Namespace:}\n")
+    assert [s["name"] for s in same_state(kubectl, "rolebinding/bare")[0]["subjects"]] == ["sam", "sam"]

@@ -9,7 +9,9 @@ Other kinds in the files are skipped silently.
 """
 from __future__ import annotations
 
+import argparse
 import copy
+import dataclasses
 import sys
 from dataclasses import dataclass, field
 
@@ -35,7 +37,7 @@ class Result:
 
 def build_parser(subs) -> common.Parser:
     p = subs.add_parser("reconcile", prog="kubelite auth reconcile")
-    p.add_argument("args", nargs="*", help=argparse_suppress())
+    p.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     common.add_connection_flags(p)
     p.add_argument("-n", "--namespace")
     common.add_filename_flags(p, "identifying the resource to reconcile")
@@ -45,12 +47,6 @@ def build_parser(subs) -> common.Parser:
     p.add_argument("--remove-extra-permissions", action="store_true")
     p.add_argument("--remove-extra-subjects", action="store_true")
     return p
-
-
-def argparse_suppress():
-    import argparse
-
-    return argparse.SUPPRESS
 
 
 def reconcile(args) -> int:
@@ -70,8 +66,9 @@ def reconcile(args) -> int:
         if request.resource.group != RBAC or request.resource.kind not in ROLES | BINDINGS:
             continue  # kubectl skips every other kind without a word
         expected = copy.deepcopy(request.obj)
-        if request.namespace:
-            expected.setdefault("metadata", {})["namespace"] = request.namespace
+        # kubectl reads the files locally: a Role without a namespace is not given the default one
+        namespace = (expected.get("metadata") or {}).get("namespace") or ""
+        request = dataclasses.replace(request, namespace=namespace if request.resource.namespaced else None)
         result = _reconcile(sess, request, expected, args, dry_run)
         result.obj = common.with_type(result.obj, request.resource)
         if printer is not None:
@@ -243,6 +240,8 @@ def _fresh(obj: dict) -> dict:
 def _get(sess, request) -> dict | None:
     from kubelite.client.errors import ApiError
 
+    if request.namespace == "":
+        return None  # no such object can exist
     try:
         return sess.client.get(request.resource, request.name, request.namespace)
     except ApiError as err:
@@ -273,8 +272,11 @@ def _merge_metadata(result: Result, existing: dict, expected: dict) -> None:
 
 def _ensure_namespace(sess, namespace: str | None) -> None:
     """kubectl creates a missing namespace before creating a namespaced role or binding in it."""
-    if not namespace:
+    if namespace is None:
         return
+    if not namespace:
+        # kubectl asks for the namespace named "" and its client refuses
+        raise common.CommandError("error: resource name may not be empty")
     from kubelite.client.errors import ApiError
 
     info = sess.discovery.resolve("namespaces")
