@@ -227,3 +227,10 @@ def test_subject_without_api_group_is_compared_as_written(kubectl, remote, tmp_p
     assert (code, err) == (0, "\treconciliation required update\n\tmissing subjects added:\n"
                               "\t\t{Kind:User APIGroup: Name:sam Namespace:}\n")
     assert [s["name"] for s in same_state(kubectl, "rolebinding/bare")[0]["subjects"]] == ["sam", "sam"]
+
+
+@pytest.mark.parametrize("rules", ["5", "\n- verbs: get", "\n- 7"])
+def test_badly_typed_rules_are_refused_before_any_request(kubectl, remote, tmp_path, rules):
+    doc = f"apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: bad-@\nrules: {rules}\n"
+    code, out, err = reconcile_both(kubectl, remote, tmp_path, (doc,))
+    assert code == 1 and err.startswith('error: unable to decode "') and err.count("\n") == 1

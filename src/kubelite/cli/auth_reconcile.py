@@ -65,6 +65,7 @@ def reconcile(args) -> int:
     for request in selection.requests:
         if request.resource.group != RBAC or request.resource.kind not in ROLES | BINDINGS:
             continue  # kubectl skips every other kind without a word
+        _check_shape(request)
         expected = copy.deepcopy(request.obj)
         # kubectl reads the files locally: a Role without a namespace is not given the default one
         namespace = (expected.get("metadata") or {}).get("namespace") or ""
@@ -120,6 +121,32 @@ def _write(sess, request, existing: dict | None, result: Result) -> dict:
                 raise
     _ensure_namespace(sess, request.namespace)
     return sess.client.create(request.resource, request.namespace, _fresh(result.obj))
+
+
+_LISTS = {"rules": ("PolicyRule", ("verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs")),
+          "subjects": ("Subject", ())}
+
+
+def _check_shape(request) -> None:
+    """kubectl's decode error, in one line, for rules or subjects of the wrong JSON type."""
+    from kubelite.schema.gojson import json_kind
+
+    kind = request.resource.kind
+    for key, (item_type, list_fields) in _LISTS.items():
+        items = request.obj.get(key)
+        if items is not None and not (isinstance(items, list) and all(isinstance(i, dict) for i in items)):
+            whole = not isinstance(items, list)  # else one item is not an object
+            wrong = items if whole else next(i for i in items if not isinstance(i, dict))
+            raise common.CommandError(f'error: unable to decode "{request.source}": json: cannot unmarshal '
+                                      f"{json_kind(wrong)} into Go struct field {kind}.{key} of type "
+                                      f"{'[]' if whole else ''}v1.{item_type}")
+        for item in items or []:
+            for name in list_fields:
+                value = item.get(name)
+                if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                    raise common.CommandError(f'error: unable to decode "{request.source}": json: cannot unmarshal '
+                                              f"{json_kind(value)} into Go struct field {item_type}.{key}.{name} "
+                                              "of type []string")
 
 
 # -- roles -----------------------------------------------------------------------------------------
