@@ -16,6 +16,17 @@ _AGE = re.compile(r"\b\d+(s|m|h|d)(\d+(s|m|h))?\b")
 _COLUMN_GAP = re.compile(r"(?<=\S)  +")
 
 
+# When kubectl's own deadline ends a wait, client-go's reflector sometimes logs the ending watch
+# (a race in its watch handler between the closed stream and the stop request, more likely on a
+# busy machine): "very short watch" warnings, "Failed to watch ... context deadline exceeded"
+# errors. Client-side noise, not something the server sent.
+_REFLECTOR_LOG = re.compile(r"^[WE]\d{4} [\d:.]+ +\d+ reflector\.go:\d+\] .*\n", re.M)
+
+
+def without_reflector_noise(stderr: str) -> str:
+    return _REFLECTOR_LOG.sub("", stderr)
+
+
 def without_ages(text: str) -> str:
     """Table output with its ages masked: two runs a second apart may print `9s` and `10s`, and
     the AGE column's width then shifts the padding around it, so gaps between columns are compared

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from cli_support import without_reflector_noise
+
 PODS = """\
 apiVersion: v1
 kind: Pod
@@ -66,7 +68,7 @@ def setup(kubectl, tmp_path) -> None:
 def both(remote, kubectl, *args: str) -> tuple:
     ours, theirs = remote.run(*args), kubectl.run(*args)
     return ((ours.returncode, normalised(ours.stdout), normalised(ours.stderr)),
-            (theirs.returncode, normalised(theirs.stdout), normalised(theirs.stderr)))
+            (theirs.returncode, normalised(theirs.stdout), normalised(without_reflector_noise(theirs.stderr))))
 
 
 def prepared(served, tmp_path_factory, name: str) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from cli_support import without_reflector_noise
+
 MANY = 12
 
 
@@ -26,7 +28,7 @@ def run_delete(cli, tmp_path, namespace: str):
     deleted = cli.run("delete", "-f", path, "--timeout=2s")
     left = cli.run("get", "configmaps", "-n", namespace, "-o", "name")
     cli.run("patch", "configmap", "cm-5", "-n", namespace, "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
-    return (deleted.returncode, deleted.stdout, deleted.stderr.replace(namespace, "NS"),
+    return (deleted.returncode, deleted.stdout, without_reflector_noise(deleted.stderr).replace(namespace, "NS"),
             sorted(n for n in left.stdout.split() if n != "configmap/kube-root-ca.crt"))
 
 
