@@ -43,6 +43,13 @@ def test_fake_clock_marker(kube):
     assert kube.clock.time() - before == 600
 
 
+def test_the_default_kube_advances_on_wall_time(kube):
+    assert not kube.fake_clock
+    before = kube.clock.time()
+    kube.advance(600)
+    assert 600 <= kube.clock.time() - before < 660
+
+
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
        "spec": {"containers": [{"name": "c", "image": "i"}], "resources": {"limits": {"cpu": "1"}}}}
 
@@ -80,7 +87,7 @@ def test_fixtures_markers_in_a_users_project(pytester: pytest.Pytester, monkeypa
     monkeypatch.setenv("HOME", str(pytester.path))  # kubectl's discovery cache stays in the test dir
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=7)
+    result.assert_outcomes(passed=8)
 
 
 def test_objects_option_applies_a_directory_first(pytester: pytest.Pytester):

@@ -319,8 +319,8 @@ class Client:
                            "on their own")
 
     def advance(self, seconds: float) -> None:
-        raise NotSupported("advance() needs an in-process kubelite.Cluster with a fake clock: a remote "
-                           "cluster's clock cannot be moved")
+        raise NotSupported("advance() needs an in-process kubelite.Cluster: a remote cluster's clock cannot "
+                           "be moved")
 
     def snapshot(self):
         raise NotSupported("snapshot() needs an in-process kubelite.Cluster")

@@ -5,9 +5,10 @@
         kube.wait("deployment/web", "condition=Available")
 
 Every write settles the controllers before it returns (they run until nothing changes), so
-what a test reads next is what a real cluster would show once it caught up. With
-fake_clock=True time stands still unless `advance()` moves it (CronJobs, deadlines, delays);
-`wait()` on a fake clock moves it forward, at most by its timeout.
+what a test reads next is what a real cluster would show once it caught up. `advance(seconds)`
+moves the cluster's clock forward (CronJobs, deadlines, delays) on any Cluster; with
+fake_clock=True time also stands still between calls, and `wait()` moves it, at most by its
+timeout.
 """
 from __future__ import annotations
 
@@ -85,12 +86,15 @@ class Cluster(Client):
         return self.cluster.settle(timeout)
 
     def advance(self, seconds: float) -> None:
-        """Move the fake clock forward by `seconds`, then settle (needs fake_clock=True)."""
-        from kubelite.api.errors import NotSupported
+        """Move the cluster's clock forward by `seconds` and settle, as if that time had passed.
 
-        if not self.fake_clock:
-            raise NotSupported("advance() needs a Cluster made with fake_clock=True: this one follows wall time")
-        self.cluster.advance(seconds)
+        The clock stops on the way wherever a controller has something due (a CronJob's
+        schedule, a pod finishing, a deadline) and the controllers settle there, so what
+        happens is what a real cluster does in that time. A wall-clock cluster keeps the
+        offset: its clock then reads wall time plus every advance."""
+        if seconds < 0:
+            raise ValueError(f"advance() moves the clock forward only; got {seconds}")
+        self.cluster.advance(seconds, steps=True)
 
     def _wait_for(self, resource, name, ns, cond, timeout, obj):
         """Settle and look until the condition holds. On a fake clock nothing happens between

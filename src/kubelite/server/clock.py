@@ -1,7 +1,9 @@
 """The cluster's clock: every time-dependent behaviour of a controller reads it.
 
-A real cluster follows wall time; a test uses a FakeClock and moves it forward itself, so that
-deadlines, delays and schedules happen exactly when the test says, however loaded the machine.
+A real cluster follows wall time. A Clock follows it too, plus however far `advance` has moved
+it: a test (or the Python API's `Cluster.advance`) can skip ten minutes and see what a real
+cluster shows ten minutes later. A FakeClock moves only when told, so that deadlines, delays and
+schedules happen exactly when the test says, however loaded the machine.
 """
 from __future__ import annotations
 
@@ -13,11 +15,22 @@ UTC = datetime.timezone.utc
 
 
 class Clock:
-    """Wall time."""
+    """Wall time, moved forward by every `advance` (never back)."""
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._offset_lock = threading.Lock()
 
     def time(self) -> float:
         """Seconds since the epoch."""
-        return time.time()
+        return time.time() + self._offset
+
+    def advance(self, seconds: float) -> None:
+        """From now on, read `seconds` later than wall time says (on top of earlier advances)."""
+        if seconds < 0:
+            raise ValueError(f"a clock cannot go back ({seconds} s)")
+        with self._offset_lock:
+            self._offset += seconds
 
     def now(self) -> datetime.datetime:
         return datetime.datetime.fromtimestamp(self.time(), UTC)
@@ -43,6 +56,8 @@ class FakeClock(Clock):
             return self._now
 
     def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError(f"a clock cannot go back ({seconds} s)")
         with self._lock:
             self._now += seconds
 

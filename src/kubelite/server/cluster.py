@@ -20,6 +20,7 @@ from typing import Iterable
 from kubelite.server.clock import Clock, FakeClock
 
 DEFAULT_NODES = 1
+MIN_STEP = 0.05  # shortest move of a stepping advance (keys due meanwhile wait for the next stop)
 
 
 class Cluster:
@@ -79,12 +80,25 @@ class Cluster:
         """Run the controllers until nothing changes; False if `timeout` seconds were not enough."""
         return self.manager.settle(timeout)
 
-    def advance(self, seconds: float, *, settle: bool = True) -> None:
-        """Move a FakeClock forward (then settle)."""
-        if not isinstance(self.clock, FakeClock):
-            raise TypeError("only a Cluster on a FakeClock can be advanced")
-        self.clock.advance(seconds)
-        if settle:
+    def advance(self, seconds: float, *, settle: bool = True, steps: bool = False) -> None:
+        """Move the clock forward by `seconds` (a FakeClock, or a wall clock's offset), then settle.
+
+        With steps=True the clock stops at every moment a controller has work due on the way
+        and settles there, as if the time had really passed: a CronJob every 5 minutes makes two
+        Jobs in 600 s, and the first one's pods finish on the way."""
+        if not steps:
+            self.clock.advance(seconds)
+            if settle:
+                self.settle()
+            return
+        remaining = float(seconds)
+        self.settle()
+        while remaining > 0:
+            due = self.manager.next_due()
+            now = self.clock.time()
+            step = remaining if due is None else min(remaining, max(due - now, MIN_STEP))
+            self.clock.advance(step)
+            remaining -= step
             self.settle()
 
     def advertise(self, address: str, port: int) -> None:

@@ -156,6 +156,12 @@ class ControllerManager:
                 log.exception("controller manager step failed")
                 self._stopping.wait(0.1)
 
+    def next_due(self) -> float | None:
+        """Clock time at which a running controller has a key due next (None: nothing waits)."""
+        with self._lock:
+            dues = [due for c in self._active() if (due := c.queue.next_due()) is not None]
+        return min(dues, default=None)
+
     def _idle_wait(self) -> float:
         now = self.ctx.clock.time()
         wait = _IDLE_WAIT if self.elector is None else min(_IDLE_WAIT, self.elector.due())
