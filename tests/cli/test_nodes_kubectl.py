@@ -111,6 +111,10 @@ def four_nodes(tmp_path_factory):
     try:
         kubectl = CLI(base, [KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(base / "c")])
         kubelite = CLI(base, kubelite_argv() + ["--kubeconfig", str(server.kubeconfig)])
+        # /readyz answers before the controller manager (leader-elected) registers the nodes.
+        nodes = [f"node/{side[n]}" for side in SIDES.values() for n in ("n1", "n2")]
+        made = kubectl.run("wait", "--for=create", "--timeout=60s", *nodes)
+        assert made.returncode == 0, made.stderr
         for side in SIDES.values():
             for node in (side["n1"], side["n2"]):
                 assert kubectl.run("label", "node", node, f"side={side['ns']}").returncode == 0

@@ -24,6 +24,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class PortTaken(RuntimeError):
+    pass
+
+
 class Served:
     def __init__(self, data_dir: pathlib.Path, kubeconfig: pathlib.Path, args: tuple[str, ...] = ()):
         self.data_dir = data_dir
@@ -34,6 +38,17 @@ class Served:
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 30.0) -> "Served":
+        # A free port can be taken by another test's server between free_port() and the bind:
+        # then the server exits at once and is started again on another port.
+        for _attempt in range(5):
+            try:
+                return self._start_once(timeout)
+            except PortTaken:
+                self.port = free_port()
+                self.url = f"https://127.0.0.1:{self.port}"
+        return self._start_once(timeout)
+
+    def _start_once(self, timeout: float) -> "Served":
         env = dict(os.environ)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kubelite", "serve", "--data-dir", str(self.data_dir), "--port",
@@ -43,7 +58,12 @@ class Served:
         context = ssl.create_default_context(cafile=None)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("kubelite serve exited: " + self.proc.stderr.read().decode())
+                stderr = self.proc.stderr.read().decode()
+                if "Address already in use" in stderr:
+                    self.proc.stdout.close()
+                    self.proc.stderr.close()
+                    raise PortTaken(stderr)
+                raise RuntimeError("kubelite serve exited: " + stderr)
             if self.kubeconfig.exists():
                 try:
                     context = ssl.create_default_context(cafile=str(self.data_dir / "pki" / "ca.crt"))
