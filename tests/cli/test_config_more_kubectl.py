@@ -79,6 +79,85 @@ users:
 preferences: {colors: true}
 """
 
+PLAIN = """\
+apiVersion: v1
+kind: Config
+clusters:
+- name: alpha
+  cluster: {server: "https://a:6443", certificate-authority-data: QUJD}
+- name: zeta
+  cluster: {server: "https://z:6443"}
+contexts:
+- name: dev
+  context: {cluster: alpha, user: admin, namespace: dev}
+- name: zeta-ctx
+  context: {cluster: zeta, user: admin}
+current-context: dev
+users:
+- name: admin
+  user: {token: abc}
+"""
+
+FLATTEN_B = """\
+apiVersion: v1
+kind: Config
+clusters:
+- name: b
+  cluster: {server: "https://b", certificate-authority: ../certs/ca.crt}
+- name: both
+  cluster: {server: "https://b", certificate-authority: ../certs/ca.crt, certificate-authority-data: QUJD}
+- name: gone
+  cluster: {server: "https://b", certificate-authority: missing.crt}
+contexts:
+- name: b-ctx
+  context: {cluster: b, user: buser}
+- name: both
+  context: {cluster: both}
+- name: gone
+  context: {cluster: gone}
+users:
+- name: buser
+  user: {client-certificate: ../certs/c.crt, client-key: /nonexistent/c.key}
+"""
+
+EVERY_FIELD = """\
+apiVersion: v1
+kind: Config
+preferences: {colors: true}
+clusters:
+- name: every
+  cluster: {server: "https://e:6443", certificate-authority: certs/ca.crt, insecure-skip-tls-verify: true,
+            tls-server-name: t, proxy-url: "http://p", disable-compression: true,
+            extensions: [{name: b, extension: {x: 1}}, {name: a, extension: "s"}]}
+- name: bare
+  cluster: {insecure-skip-tls-verify: false, unknown: 1}
+contexts:
+- name: every
+  context: {namespace: dev, user: every, cluster: every, extensions: [{name: e, extension: 1}]}
+- name: empty
+  context: {}
+users:
+- name: every
+  user:
+    username: u
+    password: p
+    as: x
+    as-groups: [g]
+    as-uid: uid
+    as-user-extra: {k: [v]}
+    tokenFile: /tf
+    token: abc
+    client-key-data: QUJD
+    client-certificate: c.crt
+    auth-provider: {name: oidc, config: {b: "1", a: "2"}}
+    exec: {interactiveMode: Never, apiVersion: v1, command: c, env: [{value: v, name: nn}], args: [a],
+           installHint: h, provideClusterInfo: true}
+- name: bare-exec
+  user: {exec: {command: c}}
+- name: bare-provider
+  user: {auth-provider: {name: x}}
+"""
+
 BOTH = {"a.yaml": FIRST, "b.yaml": SECOND}
 PAIR = "a.yaml:b.yaml"
 
@@ -206,6 +285,73 @@ SCENARIOS = {
         "view --merge=maybe",
         "view --kubeconfig=b.yaml --merge=false --raw",
         "view --merge --raw",
+    ]),
+    "bool-flags": ("a.yaml", {"a.yaml": PLAIN}, [  # pflag's booleans: `--flag`, `--flag=true|false` (Go's spellings)
+        "view --minify=true",
+        "view --minify=false --raw",
+        "view --raw=false",
+        "view --raw=T",
+        "view --raw=TRUE --minify=1",
+        "view --raw=tRuE",
+        "view --raw=yes",
+        "view --raw true",
+        "view --flatten=false",
+        "view --flatten=true --minify",
+        "view --show-managed-fields=true -o json --minify=true",
+        "view --allow-missing-template-keys=false -o jsonpath={.nope}",
+        "view --allow-missing-template-keys -o jsonpath={.kind}",
+        "view --merge=true --minify",
+        "view --merge --minify=False",
+        "view --warnings-as-errors=false --minify",
+        "view --insecure-skip-tls-verify=true --minify",
+        "view --match-server-version --minify",
+        "view -o name",
+        "view -o wide",
+        "view extra words",
+        "view -- x",
+        "current-context extra",
+        "current-context -- x --raw",
+        "get-contexts --no-headers=true",
+        "get-contexts --no-headers=false",
+        "get-contexts --no-headers=F dev",
+        "get-contexts --no-headers=yes",
+        "get-contexts --no-headers=0 -o name",
+        "get-contexts dev nope",
+        "get-contexts nope other",
+        "get-contexts -o name -- nope",
+        "get-clusters --warnings-as-errors=false",
+        "set-context --current=false --namespace=y",
+        "set-context --current=true --namespace=z",
+        "set-context --current true --namespace=z2",
+        "set-cluster c --embed-certs=false --server=https://x",
+        "set-cluster c --insecure-skip-tls-verify=true",
+        "set-cluster c --insecure-skip-tls-verify=false --server=https://y",
+        "set-cluster d --insecure-skip-tls-verify --server=https://d",
+        "set-credentials u --exec-command=a --exec-provide-cluster-info=false",
+        "set-credentials u2 --exec-command=a --exec-provide-cluster-info",
+        "set-credentials u3 --client-certificate=certs/c.crt --embed-certs=true",
+        "set users.admin.token-data x --set-raw-bytes=true",
+        "set users.admin.token y --set-raw-bytes=false",
+        "use-context zeta-ctx --match-server-version=false",
+        "view",
+    ]),
+    "flatten": ("a.yaml:sub/b.yaml", {"a.yaml": PLAIN.replace("certificate-authority-data: QUJD",
+                                                             "certificate-authority: certs/ca.crt"),
+                                      "sub/b.yaml": FLATTEN_B}, [
+        "view --flatten",
+        "view --flatten=true --minify",
+        "view --flatten=false --raw",
+        "view --flatten --context=b-ctx --minify",
+        "view --flatten --context=both --minify",
+        "view --flatten --context=gone --minify",
+    ]),
+    "view-typed": ("a.yaml:b.yaml:c.yaml", {**BOTH, "c.yaml": EVERY_FIELD}, [  # decoded into kubectl's types
+        "view",
+        "view -o json",
+        "view --raw -o json",
+        "view --minify --context=zeta-ctx -o json",
+        "view --minify --context=every --raw",
+        "view --minify --context=every -o json --raw",
     ]),
     "locked": ("a.yaml", {"a.yaml": FIRST, "a.yaml.lock": ""}, [
         "set-cluster c --server=https://c",

@@ -305,10 +305,10 @@ def _bool_flag_values(p: argparse.ArgumentParser, argv: list[str]) -> list[str]:
             out.extend(argv[len(out):])
             break
         if eq and name in switches and name.startswith("--"):
-            if value.lower() in ("true", "t", "1"):
+            if value in ("1", "t", "T", "TRUE", "true", "True"):  # Go's strconv.ParseBool, case as written
                 out.append(name)
                 continue
-            if value.lower() in ("false", "f", "0"):
+            if value in ("0", "f", "F", "FALSE", "false", "False"):
                 continue
             raise UsageError(f'Error: invalid argument "{value}" for "{name}" flag: strconv.ParseBool: parsing '
                              f'"{value}": invalid syntax\nSee \'{p.prog} --help\' for usage.')

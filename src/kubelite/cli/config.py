@@ -29,12 +29,15 @@ _REDACTED = {"certificate-authority-data": "DATA+OMITTED", "client-certificate-d
 
 
 def build_parser() -> common.Parser:
+    import argparse
+
     from kubelite.cli import command_line
 
     p = common.parser("config", "Modify kubeconfig files.", EXAMPLES)
     p.add_argument("--kubeconfig", help="use this kubeconfig file")
     sub = p.add_subparsers(dest="action", metavar="SUBCOMMAND", parser_class=common.Parser)
     view = sub.add_parser("view", help="show the merged kubeconfig")
+    view.add_argument("names", nargs="*", help=argparse.SUPPRESS)  # refused, as kubectl does
     view.add_argument("--raw", action="store_true", help="show secrets")
     view.add_argument("--minify", action="store_true", help="only what the current context uses")
     view.add_argument("--flatten", action="store_true", help="accepted; file references are kept")
@@ -45,9 +48,10 @@ def build_parser() -> common.Parser:
     get_contexts.add_argument("names", nargs="*")
     get_contexts.add_argument("-o", "--output", default="", help="name")
     get_contexts.add_argument("--no-headers", action="store_true")
-    sub.add_parser("current-context", help="print the current context")
+    sub.add_parser("current-context", help="print the current context").add_argument(
+        "names", nargs="*", help=argparse.SUPPRESS)  # ignored, as kubectl does
     _add_editing_subcommands(sub)
-    view.add_argument("--merge", default=None, help="merge every kubeconfig file (the default without --kubeconfig)")
+    view.add_argument("--merge", nargs="?", const="true", default=None, help="merge every kubeconfig file (the default without --kubeconfig)")
     for each in sub.choices.values():
         if not any("--kubeconfig" in a.option_strings for a in each._actions):
             each.add_argument("--kubeconfig", dest="sub_kubeconfig", help="use this kubeconfig file")
@@ -59,11 +63,15 @@ def build_parser() -> common.Parser:
 
 def _add_editing_subcommands(sub) -> None:
     """The subcommands of config_edit: free positional words (their count is checked as kubectl does)."""
+    from kubelite.cli import config_edit
+
     def add(name: str, *flags, aliases=()) -> None:
         each = sub.add_parser(name, aliases=list(aliases))
         each.add_argument("names", nargs="*")
         for flag in flags:
             names, kw = flag if isinstance(flag, tuple) else ((flag,), {})
+            if names[0] in config_edit.TRISTATE:  # pflag's optional-value boolean: bare means true
+                kw = {"nargs": "?", "const": "true", **kw}
             each.add_argument(*names, **kw)
 
     add("set-cluster", "--server", "--tls-server-name", "--insecure-skip-tls-verify", "--certificate-authority",
@@ -103,7 +111,7 @@ def run(argv: list[str]) -> int:
         return action(args)
 
     try:
-        args = p.parse_args(config_edit.with_tristate_values(common._split_short_equals(argv)))
+        args = _parse(p, argv)
     except common.UsageError as err:
         common._write_err(str(err))
         return 1
@@ -116,12 +124,24 @@ def run(argv: list[str]) -> int:
         return 1
 
 
-def _subparser(p, name: str):
+def _parse(p, argv: list[str]):
+    """argv as pflag reads it, with the parsing every other command uses (common.parse) on the
+    subcommand named first (command_line.find put it there): flags anywhere, `--flag=true|false` for
+    every boolean, optional-value booleans (`--embed-certs`, `--merge`) never taking the next word,
+    and `--` ending the flags."""
+    if not argv or argv[0] not in _subparser(p, None).choices:
+        return p.parse_args(argv)  # config's own help (the command line runs the bare group itself)
+    args = common.parse(_subparser(p, argv[0]), argv[1:])
+    args.action, args.kubeconfig = argv[0], None
+    return args
+
+
+def _subparser(p, name: str | None):
     import argparse
 
     for action in p._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return action.choices[name]
+            return action if name is None else action.choices[name]
     raise KeyError(name)
 
 
@@ -140,6 +160,9 @@ def _view(args) -> int:
     from kubelite.cli.config_edit import parse_bool
     from kubelite.client.kubeconfig import KubeConfig
 
+    if args.names:
+        raise common.UsageError(f"error: unexpected arguments: [{' '.join(args.names)}]\n"
+                                "See 'kubelite config view -h' for help and examples")
     merge = parse_bool("merge", args.merge, "kubelite config view")
     if merge is False and not args.kubeconfig:
         raise common.CommandError("error: if merge==false a precise file must be specified")
@@ -155,14 +178,115 @@ def _view(args) -> int:
         doc["clusters"] = [c for c in doc["clusters"] or [] if c["name"] == context.get("cluster")] or None
         doc["users"] = [u for u in doc["users"] or [] if u["name"] == context.get("user")] or None
         doc["current-context"] = current
-    if not args.raw:
+    if args.flatten:
+        _flatten(config, doc)
+    elif not args.raw:
         for key, inner in (("clusters", "cluster"), ("users", "user")):
             for entry in doc[key] or []:
                 entry[inner] = {k: (_REDACTED[k] if k in _REDACTED and v else v) for k, v in entry[inner].items()}
-    output = common.output_of(args, ("go-template", "go-template-file", "json", "jsonpath", "jsonpath-file", "template",
-                                         "templatefile", "yaml"))
-    sys.stdout.write(common.render(output, doc))
+    output = common.output_of(args)  # kubectl's generic printer flags (-o name prints config/<unknown>)
+    sys.stdout.write(common.render(output, _typed(doc)))
     return 0
+
+
+# clientcmd/api/v1's structs: each field in declaration order (kubectl's -o json keeps it), with
+# True when Go leaves it out empty (omitempty), False when it prints null/""/false.
+_EXTENSIONS = ("extensions", True, "extensions")
+_STRUCTS = {
+    "config": (("kind", True, None), ("apiVersion", True, None), ("preferences", False, "preferences"),
+               ("clusters", False, ["named", "cluster"]), ("users", False, ["named", "user"]),
+               ("contexts", False, ["named", "context"]), ("current-context", False, None), _EXTENSIONS),
+    "preferences": (("colors", True, None), _EXTENSIONS),
+    "cluster": (("server", False, None), ("tls-server-name", True, None), ("insecure-skip-tls-verify", True, None),
+                ("certificate-authority", True, None), ("certificate-authority-data", True, None),
+                ("proxy-url", True, None), ("disable-compression", True, None), _EXTENSIONS),
+    "context": (("cluster", False, None), ("user", False, None), ("namespace", True, None), _EXTENSIONS),
+    "user": (("client-certificate", True, None), ("client-certificate-data", True, None),
+             ("client-key", True, None), ("client-key-data", True, None), ("token", True, None),
+             ("tokenFile", True, None), ("as", True, None), ("as-uid", True, None), ("as-groups", True, None),
+             ("as-user-extra", True, None), ("username", True, None), ("password", True, None),
+             ("auth-provider", True, "auth-provider"), ("exec", True, "exec"), _EXTENSIONS),
+    "auth-provider": (("name", False, None), ("config", False, None)),
+    "exec": (("command", False, None), ("args", False, None), ("env", False, ["env"]), ("apiVersion", True, None),
+             ("installHint", True, None), ("provideClusterInfo", False, None), ("interactiveMode", True, None)),
+    "env": (("name", False, None), ("value", False, None)),
+}
+_ZERO = {"preferences": {}, "cluster": "", "user": "", "server": "", "current-context": "", "name": "", "value": "",
+         "command": "", "provideClusterInfo": False}
+
+
+def _typed(doc: dict) -> dict:
+    """The merged config as kubectl holds it: decoded into clientcmd's types and encoded again, so
+    unknown fields are gone, empty ones follow Go's omitempty, extensions (a map) come sorted by
+    name, an exec plugin of v1beta1/v1alpha1 defaults to interactiveMode IfAvailable, and the keys
+    stand in the structs' order (what -o json shows; -o yaml sorts them)."""
+    from kubelite.manifest.jsonfmt import GoStruct
+
+    def struct(value, name: str):
+        if not isinstance(value, dict):
+            value = {}
+        out = GoStruct()
+        for key, omit, inner in _STRUCTS[name]:
+            item = value.get(key)
+            if key == "extensions":
+                item = sorted((e for e in item or () if isinstance(e, dict)), key=lambda e: str(e.get("name")))
+                item = [GoStruct(name=e.get("name", ""), extension=e.get("extension")) for e in item] or None
+            elif isinstance(inner, str) and item is not None:
+                item = struct(item, inner)
+            elif isinstance(inner, list) and item is not None:
+                item = [named(e, inner[1]) if inner[0] == "named" else struct(e, inner[0]) for e in item]
+            if item is None or (omit and item in ("", False, [], {})):
+                if omit:
+                    continue
+                item = _ZERO.get(key) if key in _ZERO else None
+            out[key] = item
+        if name == "exec" and not out.get("interactiveMode") and \
+                out.get("apiVersion") in ("client.authentication.k8s.io/v1beta1", "client.authentication.k8s.io/v1alpha1"):
+            out["interactiveMode"] = "IfAvailable"
+        return out
+
+    def named(entry, inner: str) -> dict:
+        return GoStruct({"name": entry.get("name", ""), inner: struct(entry.get(inner), inner)})
+
+    return struct(doc, "config")
+
+
+_FLATTENED = {"cluster": (("certificate-authority", "certificate-authority-data"),),
+              "user": (("client-certificate", "client-certificate-data"), ("client-key", "client-key-data"))}
+
+
+def _flatten(config, doc: dict) -> None:
+    """kubectl's FlattenConfig: each file a cluster or user names is read into its `-data` field (the
+    path resolved against the kubeconfig that names it); secrets are then shown as they are."""
+    import base64
+    import os
+
+    for key, inner in (("users", "user"), ("clusters", "cluster")):  # kubectl's order: users first
+        for entry in doc[key] or []:
+            body = entry[inner]
+            for path_key, data_key in _FLATTENED[inner]:
+                path = body.get(path_key)
+                if not path:
+                    continue
+                if body.get(data_key):
+                    raise common.CommandError("error: cannot have values for both path and contents")
+                origin = config.origin.get((inner, entry["name"]))
+                base = os.path.abspath(os.path.dirname(str(origin))) if origin else os.getcwd()
+                resolved = path if os.path.isabs(path) else os.path.join(base, path)
+                try:
+                    with open(resolved, "rb") as f:
+                        data = f.read()
+                except OSError as err:
+                    raise common.CommandError(f"error: open {resolved}: {_go_errno(err)}") from None
+                del body[path_key]
+                body[data_key] = base64.b64encode(data).decode()
+
+
+def _go_errno(err: OSError) -> str:
+    import errno
+
+    return {errno.ENOENT: "no such file or directory", errno.EACCES: "permission denied",
+            errno.EISDIR: "is a directory"}.get(err.errno, (err.strerror or str(err)).lower())
 
 
 def _get_contexts(args) -> int:
@@ -189,9 +313,8 @@ def _get_contexts(args) -> int:
                          f"{ctx.get('namespace', '')}\n")
         writer.flush()
         sys.stdout.write(writer.getvalue())
-    if missing:
-        raise common.CommandError("error: context " + ", ".join(f'"{n}"' for n in missing) + " not found")
-    return 0
+    # kubectl's aggregate: one error alone reads `error: ...`, several one a line without the prefix
+    return common.report([common.CommandError(f"context {n} not found") for n in missing])
 
 
 def _current_context(args) -> int:

@@ -11,20 +11,10 @@ import sys
 
 from kubelite.cli import common
 
-# flags kubectl treats as optional-value booleans (`--embed-certs` is `--embed-certs=true`)
+# flags kubectl treats as optional-value booleans (`--embed-certs` is `--embed-certs=true`; config.py
+# declares them so, and common.parse never lets them take the next word)
 TRISTATE = ("--embed-certs", "--insecure-skip-tls-verify", "--set-raw-bytes", "--exec-provide-cluster-info",
             "--merge")
-
-
-def with_tristate_values(argv: list[str]) -> list[str]:
-    """A bare tristate flag means true; its value never comes from the next word."""
-    out = []
-    for word in argv:
-        if word == "--":
-            out.extend(argv[len(out):])
-            break
-        out.append(word + "=true" if word in TRISTATE else word)
-    return out
 
 
 def parse_bool(flag: str, text: str | None, prog: str = "kubelite config") -> bool | None:

@@ -46,6 +46,11 @@ def number(value: int | float) -> str:
     return str(value)
 
 
+class GoStruct(dict):
+    """A mapping Go holds as a struct: encoding/json writes its fields in declaration order (the
+    dict's order), not sorted as a map's keys."""
+
+
 def _write(value: object, indent: str, out: list[str]) -> None:
     if isinstance(value, str):
         out.append(_string(value))
@@ -64,7 +69,7 @@ def _write(value: object, indent: str, out: list[str]) -> None:
         inner = indent + "    "
         out.append("{\n")
         first = True
-        for key in sorted(value):
+        for key in (value if isinstance(value, GoStruct) else sorted(value)):
             if not isinstance(key, str):
                 raise ManifestError(f"json: unsupported map key type {type(key).__name__}")
             if not first:
