@@ -63,6 +63,8 @@ def error_message(err: BaseException) -> str:
     text = str(err) if isinstance(err, CommandError) else _plain(err)
     if isinstance(err, CommandError) and (text.startswith("error: ") or text.startswith("Error")):
         return text
+    if text.startswith("Error in configuration: "):  # client-go's aggregate, printed as it is
+        return text
     return text if text.startswith("error: ") else f"error: {text}"
 
 
@@ -233,6 +235,10 @@ def add_connection_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--as-group", dest="as_groups", action="append", default=[],
                    help="group to impersonate for the operation (repeat for several groups)")
     g.add_argument("--as-uid", dest="as_uid", default=None, help="UID to impersonate for the operation")
+    g.add_argument("--client-certificate", help="path to a client certificate file for TLS")
+    g.add_argument("--client-key", help="path to a client key file for TLS")
+    g.add_argument("--certificate-authority", help="path to a certificate file for the certificate authority")
+    g.add_argument("--tls-server-name", help="server name to use for server certificate validation")
     g.add_argument("--insecure-skip-tls-verify", action="store_true",
                    help="do not check the server's certificate (insecure)")
     g.add_argument("--request-timeout", default="0",
@@ -435,6 +441,8 @@ def session(args):
                           namespace=getattr(args, "namespace", None), server=args.server, token=args.token,
                           as_user=args.as_user, as_groups=tuple(args.as_groups), as_uid=args.as_uid,
                           insecure_skip_tls_verify=args.insecure_skip_tls_verify,
+                          client_certificate=args.client_certificate, client_key=args.client_key,
+                          certificate_authority=args.certificate_authority, tls_server_name=args.tls_server_name,
                           request_timeout=parse_duration(args.request_timeout))
     opened = Session.open(overrides, verbosity=args.verbosity)
     args._session = opened

@@ -34,6 +34,10 @@ class Overrides:
     server: str | None = None
     token: str | None = None
     insecure_skip_tls_verify: bool = False
+    client_certificate: str | None = None  # --client-certificate, --client-key: files
+    client_key: str | None = None
+    certificate_authority: str | None = None
+    tls_server_name: str | None = None
     request_timeout: float | None = None
     as_user: str | None = None  # --as, --as-group, --as-uid: impersonation
     as_groups: tuple[str, ...] = ()
@@ -282,8 +286,28 @@ def _apply_user(conn: Connection, user: dict, name: str) -> None:
     extra = user.get("as-user-extra")
     conn.impersonate_extra = {str(k): [str(v) for v in vals or ()] for k, vals in extra.items()} \
         if isinstance(extra, dict) else None
-    conn.cert_data = _data_or_file(user, "client-certificate", "user", name)
-    conn.key_data = _data_or_file(user, "client-key", "user", name)
+    conn.cert_data, conn.key_data = _client_pair(user.get("client-certificate-data"), user.get("client-certificate"),
+                                                 user.get("client-key-data"), user.get("client-key"), name)
+    _check_client_pair(conn, name)
+
+
+def _client_pair(cert_data, cert_path, key_data, key_path, name: str) -> tuple[bytes | None, bytes | None]:
+    """A client certificate and key; both unreadable files are reported together, as client-go does."""
+    results, errors = [], []
+    for key, data, path in (("client-certificate", cert_data, cert_path), ("client-key", key_data, key_path)):
+        try:
+            results.append(_data_or_file({key + "-data": data, key: path}, key, "user", name))
+        except ConfigError as err:
+            results.append(None)
+            errors.append(str(err).removeprefix("error: "))
+    if len(errors) == 1:
+        raise ConfigError("error: " + errors[0])
+    if errors:
+        raise ConfigError("Error in configuration: \n" + "\n".join("* " + e for e in errors))
+    return results[0], results[1]
+
+
+def _check_client_pair(conn: Connection, name: str) -> None:
     if bool(conn.cert_data) != bool(conn.key_data):
         missing = "client-key-data or client-key" if conn.cert_data else "client-cert-data or client-cert"
         raise ConfigError(f"error: {missing} must be specified for {name} to use the clientCert authentication method.")
@@ -301,7 +325,8 @@ def _data_or_file(body: dict, key: str, kind: str, name: str) -> bytes | None:
         try:
             return pathlib.Path(os.path.expanduser(str(path))).read_bytes()
         except OSError as err:
-            raise ConfigError(f"error: unable to read {key} {path} for {name} due to open {path}: "
+            label = "client-cert" if key == "client-certificate" else key  # client-go's word
+            raise ConfigError(f"error: unable to read {label} {path} for {name} due to open {path}: "
                               f"{(err.strerror or str(err)).lower()}") from None
     return None
 
@@ -312,6 +337,17 @@ def _with_flags(conn: Connection, overrides: Overrides) -> Connection:
         conn.namespace_explicit = True
     if overrides.token:
         conn.token = overrides.token
+    if overrides.client_certificate or overrides.client_key:
+        # The flags name files; client-go reports them for an unnamed user ("for  due to").
+        cert, key = _client_pair(None, overrides.client_certificate, None, overrides.client_key, "")
+        conn.cert_data = cert or conn.cert_data
+        conn.key_data = key or conn.key_data
+        _check_client_pair(conn, "")
+    if overrides.certificate_authority:
+        conn.ca_data = _data_or_file({"certificate-authority": overrides.certificate_authority},
+                                     "certificate-authority", "cluster", "")
+    if overrides.tls_server_name:
+        conn.tls_server_name = overrides.tls_server_name
     if overrides.insecure_skip_tls_verify:
         conn.insecure = True
     if overrides.as_user:
