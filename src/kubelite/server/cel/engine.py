@@ -117,6 +117,17 @@ def _index(container, key):
     raise TypeError("no such overload")
 
 
+def _propagating(function):
+    """An error given as an argument is the result (celpy checks only some call paths)."""
+    @functools.wraps(function)
+    def call(*args):
+        for arg in args:
+            if isinstance(arg, CELEvalError):
+                return arg
+        return function(*args)
+    return call
+
+
 def _functions() -> dict:
     import operator
 
@@ -128,7 +139,7 @@ def _functions() -> dict:
         "_>_": _ordered(operator.gt, base_functions["_>_"]),
         "_>=_": _ordered(operator.ge, base_functions["_>=_"]),
     })
-    return functions
+    return {name: _propagating(function) for name, function in functions.items()}
 
 
 _lock = threading.Lock()

@@ -1,7 +1,8 @@
 """The webhook stages inside a write, between the API server's own admission steps.
 
 `APIServer` calls `mutating` after its built-in mutating admission (defaults, plugins) and
-before validation, and `validating` after validation, before storage — kube-apiserver's order.
+before validation, and `validating` after validation, before storage — kube-apiserver's order:
+ValidatingAdmissionPolicies (`policies`), then the validating webhooks.
 A patched object goes on as the API server's would: decoded (defaults), the built-in mutating
 admission again, the registry strategy (status, generation, pruning of custom resources).
 """
@@ -11,6 +12,7 @@ from kubelite.server import errors
 from kubelite.server.auth import user as users
 from kubelite.server.webhooks.dispatch import WebhookAdmission
 from kubelite.server.webhooks.matching import Attributes
+from kubelite.server.webhooks.policies import PolicyAdmission
 
 # Who the API server's own clients are when a write carries no user (controllers, bootstrap).
 _INTERNAL_USERS = {
@@ -26,6 +28,7 @@ class WebhookStage:
     def __init__(self, api):
         self.api = api
         self.admission = WebhookAdmission(api)
+        self.policies = PolicyAdmission(api, self.admission)  # ValidatingAdmissionPolicies
 
     def mutating(self, r, obj: dict, old: dict | None, opts, subresource: str = "",
                  requested_name: str | None = None) -> tuple[dict, list[str]]:
@@ -54,7 +57,10 @@ class WebhookStage:
     def validating(self, r, obj: dict, old: dict | None, opts, subresource: str = "",
                    requested_name: str | None = None) -> list[str]:
         attr = self._attributes(r, obj, old, opts, subresource, requested_name=requested_name)
-        return [] if attr is None else self.admission.validate(attr)
+        if attr is None:
+            return []
+        warnings = self.policies.validate(attr)  # kube-apiserver: ValidatingAdmissionPolicy, then the webhooks
+        return warnings + self.admission.validate(attr)
 
     def deleting(self, r, obj: dict, opts) -> None:
         """DELETE: mutating webhooks are told of the request alone (no object: they may not
@@ -65,6 +71,7 @@ class WebhookStage:
         attr.obj = attr.old = None
         self.admission.mutate(attr)
         attr.old = obj
+        self.policies.validate(attr)
         self.admission.validate(attr)
 
     def _attributes(self, r, obj: dict, old: dict | None, opts, subresource: str,
@@ -87,7 +94,7 @@ class WebhookStage:
         )
         if r.group == "" and r.resource == "namespaces":
             attr.namespace = attr.name  # kube-apiserver's attributes name the namespace itself
-        return attr if self.admission.active(attr) else None
+        return attr if self.admission.active(attr) or self.policies.active(attr) else None
 
     def _decoded(self, r, before: dict, patched: dict, old: dict | None, subresource: str) -> dict:
         """The patched object as the API server goes on with it: decoded (defaults), the built-in
