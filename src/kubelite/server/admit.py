@@ -70,7 +70,7 @@ class ClusterAdmission:
         if r.crd:
             definition = self._crd_object(r)
             if definition is not None:
-                causes += crd_admission.validate_custom_resource(obj, definition)
+                causes += crd_admission.validate_custom_resource(obj, definition, old)
         if causes:
             name = (obj.get("metadata") or {}).get("name", "")
             raise errors.invalid(r.group, r.kind, name, causes)

@@ -302,49 +302,6 @@ def _has_cel_rules(schema: Any) -> bool:
     return any(_has_cel_rules(c) for c in children)
 
 
-_SIMPLE_RULE = _re.compile(r"\s*self((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(<=|>=|==|!=|<|>)\s*(-?[0-9]+|'[^']*'|\"[^\"]*\")\s*\Z")
-
-
-def _eval_simple_rule(rule: str, value: Any) -> bool | None:
-    """Evaluate ``self.a.b <op> literal``; ``None`` when the rule is beyond this subset."""
-    match = _SIMPLE_RULE.match(rule)
-    if not match:
-        return None
-    target: Any = value
-    for part in filter(None, match.group(1).split(".")):
-        if not isinstance(target, dict) or part not in target:
-            return None  # CEL would report "no such key"; not modelled
-        target = target[part]
-    literal_text = match.group(3)
-    literal: Any = int(literal_text) if literal_text.lstrip("-").isdigit() else literal_text[1:-1]
-    if type(target) is not type(literal):
-        return None
-    op = match.group(2)
-    return {
-        "<=": target <= literal, ">=": target >= literal, "<": target < literal,
-        ">": target > literal, "==": target == literal, "!=": target != literal,
-    }[op]
-
-
-def _cel_errors(value: Any, schema: dict, path: str) -> list:
-    errs: list = []
-    if not isinstance(schema, dict) or value is None:
-        return errs
-    for rule in schema.get("x-kubernetes-validations") or []:
-        ok = _eval_simple_rule(rule.get("rule", ""), value)
-        if ok is False:
-            message = rule.get("message") or f"failed rule: {rule.get('rule')}"
-            errs.append(_F.invalid(path, _type_name(value), message))
-    if isinstance(value, dict):
-        for name, child in (schema.get("properties") or {}).items():
-            if name in value:
-                errs += _cel_errors(value[name], child, _join(path, name))
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            errs += _cel_errors(item, schema["items"], f"{path}[{i}]")
-    return errs
-
-
 def _scale_errors(obj: dict, crd: dict, version: str) -> list:
     item = _version(crd, version) or {}
     scale = (item.get("subresources") or {}).get("scale")
@@ -371,13 +328,13 @@ def _go_type(value: Any) -> str:
     )
 
 
-def validate_custom_resource(obj: dict, crd: dict) -> list:
-    """Causes for a custom resource against its CRD (after pruning/defaulting).
+def validate_custom_resource(obj: dict, crd: dict, old: dict | None = None) -> list:
+    """Causes for a custom resource (replacing ``old`` on update) against its CRD (after
+    pruning/defaulting).
 
     Order: OpenAPI schema, scale ``specReplicasPath``, list-type
-    uniqueness, then CEL rules.  kube-apiserver visits object properties in
-    Go map order (random); here they follow the schema's order.  CEL support
-    is limited to ``self.a.b <op> literal`` rules; others are not evaluated.
+    uniqueness, then the CEL rules (``crd_rules``).  kube-apiserver visits object properties in
+    Go map order (random); here they follow the schema's order.
     When earlier checks fail and the schema has CEL rules, the server adds
     its ``<nil>`` "rules were not checked" cause, as here.
     """
@@ -393,4 +350,8 @@ def validate_custom_resource(obj: dict, crd: dict) -> list:
         if _has_cel_rules(schema):
             errs.append(_F.invalid("<nil>", "null", _CEL_PLACEHOLDER))
         return errs
-    return _cel_errors(body, schema, "")
+    if not _has_cel_rules(schema):
+        return []
+    from kubelite.server.admission.crd_rules import rule_errors
+
+    return rule_errors(obj, old, schema, "", root=True)

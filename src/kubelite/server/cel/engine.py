@@ -209,13 +209,17 @@ def _bound_names(tree) -> set[str]:
     return names
 
 
-def _check_names(text: str, tree, variables: frozenset[str]) -> None:
+def _check_names(text: str, tree, variables: frozenset[str]) -> frozenset[str]:
+    """The declared variables the expression uses; CompileError for undeclared names."""
     bound = _bound_names(tree)
     issues = []
+    used = set()
     for node in tree.iter_subtrees_topdown():
         token = None
         if node.data == "ident":
             token = node.children[0]
+            if str(token) in variables:
+                used.add(str(token))
             if str(token) in variables or str(token) in bound or str(token) in _BUILTIN_NAMES:
                 continue
         elif node.data == "ident_arg":
@@ -232,13 +236,15 @@ def _check_names(text: str, tree, variables: frozenset[str]) -> None:
     if issues:
         issues.sort()
         raise CompileError("\n".join(_issue(text, *issue) for issue in issues))
+    return frozenset(used)
 
 
 class Program:
     """One compiled expression."""
 
-    def __init__(self, text: str, runner):
+    def __init__(self, text: str, runner, uses: frozenset[str] = frozenset()):
         self.text = text
+        self.uses = uses  # the declared variables it refers to (a CRD rule using oldSelf is a transition rule)
         self._runner = runner
 
     def evaluate(self, activation: dict[str, Any]):
@@ -261,9 +267,9 @@ class Program:
 def _compiled(text: str, variables: frozenset[str]) -> Program:
     with _lock:
         tree = _parse(text)
-        _check_names(text, tree, variables)
+        uses = _check_names(text, tree, variables)
         runner = _environment().program(tree, functions=_state["functions"])
-    return Program(text, runner)
+    return Program(text, runner, uses)
 
 
 def compile_expression(text: str, variables: frozenset[str]) -> Program:
