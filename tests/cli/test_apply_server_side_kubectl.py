@@ -81,13 +81,20 @@ COMMANDS = [
 
 def _normal(text: str, namespace: str) -> str:
     text = text.replace(f'"{namespace}"', '"NS"').replace(f"namespace: {namespace}\n", "namespace: NS\n")
+    text = text.replace(f'\\"{namespace}\\"', '\\"NS\\"')  # in a last-applied annotation printed as JSON
     text = re.sub(r'("?uid"?: ?)"?[0-9a-f-]{36}"?', r"\1UID", text)
     text = re.sub(r'("?resourceVersion"?: ?)"\d+"', r"\1RV", text)
     text = re.sub(r'"?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"?', "TIME", text)
     text = re.sub(r"/tmp/(LIVE|MERGED)-\w+", r"\1", text)
     text = re.sub(r"^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ ", "W ", text, flags=re.M)
     text = re.sub(r"\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [+-]\d{4}", "\tDATE", text)
+    # the command's own name in the missing-annotation warning (kubectl's cmdBaseName)
+    text = text.replace(MISSING_ANNOTATION.format(base="kubectl"), MISSING_ANNOTATION.format(base="kubelite"))
     return text.replace("'kubectl ", "'kubelite ")
+
+
+MISSING_ANNOTATION = ("required by {base} apply. {base} apply should only be used on resources created declaratively "
+                      "by either {base} create --save-config or {base} apply.")
 
 
 @pytest.fixture
@@ -115,10 +122,10 @@ def _argv(command: str, files: dict) -> list[str]:
     return out
 
 
-def test_server_side_apply_matches_kubectl(two_namespaces):
-    kubectl, kubelite, files = two_namespaces
+def _compare(kubectl, kubelite, files: dict, commands: list[str]) -> None:
+    """Each command run by kubectl in namespace k and by kubelite in l, in order; every difference."""
     found = []
-    for command in COMMANDS:
+    for command in commands:
         argv = _argv(command, files)
         want, got = kubectl.run("-n", "k", *argv), kubelite.run("-n", "l", *argv)
         expected = (want.returncode, _normal(want.stdout, "k"), _normal(want.stderr, "k"))
@@ -126,6 +133,10 @@ def test_server_side_apply_matches_kubectl(two_namespaces):
         if expected != actual:
             found.append((command, expected, actual))
     assert not found, "\n\n".join(f"{c}\nkubectl:  {e!r}\nkubelite: {a!r}" for c, e, a in found)
+
+
+def test_server_side_apply_matches_kubectl(two_namespaces):
+    _compare(*two_namespaces, COMMANDS)
 
 
 APPLYSET_V1 = FILES["cm"] + "---\n" + FILES["legacy"]
@@ -149,3 +160,63 @@ def test_applyset_prune_interoperates_with_kubectl(two_namespaces, tmp_path):
         assert pruned.stdout == "configmap/legacy unchanged\nconfigmap/settings pruned\n", pruned.stdout
         left = kubectl.run("-n", ns, "get", "configmaps", "-o", "name")
         assert "configmap/settings" not in left.stdout and "configmap/legacy" in left.stdout
+
+
+# -- -k (a kustomization) and -R (a tree of files) -------------------------------------------------
+
+TREES = {
+    "kust/kustomization.yaml": "resources:\n- deploy.yaml\nlabels:\n- pairs: {team: blue}\n  includeSelectors: false\n"
+                               "configMapGenerator:\n- name: conf\n  literals: [mode=fast]\n"
+                               "nameSuffix: -k\n",
+    "kust/deploy.yaml": FILES["deploy"],
+    "kust2/kustomization.yaml": "resources:\n- ../kust\npatches:\n- patch: |-\n    - op: replace\n"
+                                "      path: /spec/template/spec/containers/0/image\n      value: nginx:1.27\n"
+                                "  target: {kind: Deployment}\n",
+    "tree/a.yaml": FILES["cm"],
+    "tree/notes.txt": "not a manifest\n",
+    "tree/sub/b.json": '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "nested"}, '
+                       '"data": {"x": "1"}}\n',
+    "tree/sub/deeper/c.yaml": FILES["legacy"] + "---\n" + FILES["deploy"].replace("name: web", "name: tree-web"),
+    "tree2/a.yaml": FILES["cm_conflict"],
+    "tree2/sub/b.json": '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "nested"}, '
+                        '"data": {"x": "2"}}\n',
+}
+
+DIR_COMMANDS = [
+    "apply --server-side -k {kust}",
+    "apply --server-side -k {kust}",
+    f"get deployment web-k {MANAGED}",
+    "get configmaps -l team=blue -o name",
+    "apply --server-side --field-manager=other -k {kust2}",
+    "apply --server-side --field-manager=other --force-conflicts -k {kust2} -o name",
+    "get deployment web-k -o jsonpath={.spec.template.spec.containers[0].image}",
+    f"get deployment web-k {MANAGED}",
+    "apply --server-side --dry-run=server -k {kust} -o yaml",
+    "diff --server-side -k {kust}",
+    "apply --server-side -f {tree}",
+    "apply --server-side -R -f {tree}",
+    "apply --server-side -R -f {tree}",
+    f"get configmap nested {MANAGED}",
+    "get configmaps,deployments -o name",
+    "apply --server-side -R --field-manager=other -f {tree2}",
+    "apply --server-side -R --field-manager=other --force-conflicts -f {tree2} -o json",
+    "get configmap settings nested -o jsonpath={range .items[*]}{.metadata.name}={.data}{'\\n'}{end}",
+    "apply --server-side -R --dry-run=server -f {tree} -o name",
+    "diff --server-side -R -f {tree}",
+    "apply --server-side -k {tree}",
+    "apply --server-side -k {kust} -f {tree}",
+    # client-side apply of the same trees afterwards: the same collection of objects and errors
+    "apply -R -f {tree2} -o json",
+    "apply -k {kust} -o yaml",
+    "apply -R -f {tree} --dry-run=server -o name",
+]
+
+
+def test_server_side_apply_kustomization_and_recursive_match_kubectl(two_namespaces, tmp_path):
+    kubectl, kubelite, files = two_namespaces
+    for relative, text in TREES.items():
+        path = tmp_path / "trees" / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    files = {**files, **{name: tmp_path / "trees" / name for name in ("kust", "kust2", "tree", "tree2")}}
+    _compare(kubectl, kubelite, files, DIR_COMMANDS)

@@ -181,9 +181,20 @@ def diff_manifests(session, manifests, options, stdout, stderr, *, show_managed_
     def warn(line: str) -> None:
         stderr.write(line + "\n")
 
-    pairs = [presentable(diff_item(applier, item, server_side, force_conflicts, warn), show_managed_fields,
-                         show_secrets)
-             for item in applier.prepare(manifests)]
+    pairs, failed, first_error = [], set(), None
+    for item in applier.prepare(manifests):
+        # kubectl visits each file on its own: an error ends that file's objects, the other
+        # files are still diffed, and the first error is reported instead of running diff
+        if item.source in failed:
+            continue
+        try:
+            pairs.append(presentable(diff_item(applier, item, server_side, force_conflicts, warn),
+                                     show_managed_fields, show_secrets))
+        except Exception as err:  # noqa: BLE001 - re-raised below, after the other files
+            failed.add(item.source)
+            first_error = first_error or err
+    if first_error is not None:
+        raise first_error
     live_dir, merged_dir = write_versions(pairs)
     try:
         return run_diff(live_dir, merged_dir, stdout, stderr)

@@ -38,10 +38,10 @@ class Item:
         return str((self.obj.get("metadata") or {}).get("namespace") or "")
 
     def object_name(self) -> str:
-        """kubectl's info.ObjectName(): `deployments.apps/nginx`."""
+        """kubectl's info.ObjectName(): the plural without its group, `deployments/nginx`."""
         if self.resource is None:
             return self.name
-        return f"{self.resource.group_resource}/{self.name}"
+        return f"{self.resource.resource}/{self.name}"
 
 
 def settle_namespace(obj: dict, namespaced: bool, namespace: str, enforce: bool) -> dict:

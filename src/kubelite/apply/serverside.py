@@ -47,6 +47,13 @@ class ServerSideApplier(Applier):
         self.force_conflicts = force_conflicts
         self.subresource = subresource or None
 
+    def apply_one(self, item: Item, result) -> Outcome:
+        # a conflict fails this object only: kubectl applies the others and reports every error
+        try:
+            return super().apply_one(item, result)
+        except ApplyConflict as err:
+            return Outcome(item, error=err)
+
     def _apply(self, item: Item) -> Outcome:
         if self.options.dry_run == "client":
             return Outcome(item, APPLIED, item.obj)

@@ -173,10 +173,10 @@ def _apply(args) -> int:
                   "subresource": args.subresource}
     run = ApplyRun(sess, options, prune=prune, on_outcome=report, warn=_warn, **writer)
     result = run.apply(manifests)
-    if printed:
-        _write(common.render(output, printed[0] if len(printed) == 1 else _as_list(printed)))
-    if result.errors:
+    if result.errors:  # kubectl prints the collected objects only after every object applied
         return common.report(result.errors)
+    if printed:
+        _write(common.render(output, printed[0]) if len(printed) == 1 else _render_list(output, printed))
     if args.prune:
         pruned = run.prune(result)
         for obj in pruned:
@@ -187,9 +187,17 @@ def _apply(args) -> int:
     return 0
 
 
-def _as_list(objects: list[dict]) -> dict:
-    # kubectl prints a metav1.List here: empty list metadata, struct field order
-    return {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": objects}
+def _render_list(output, objects: list[dict]) -> str:
+    # kubectl prints a metav1.List here: empty list metadata, and -o json writes its fields in the
+    # struct's order (kind first), the items' keys sorted
+    from kubelite.manifest import to_json
+    from kubelite.manifest.jsonfmt import GoStruct
+
+    if output.kind == "json":
+        if not output.show_managed_fields:
+            objects = [common.without_managed_fields(obj) for obj in objects]
+        return to_json(GoStruct(kind="List", apiVersion="v1", metadata={}, items=objects))
+    return common.render(output, {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": objects})
 
 
 def _write(text: str) -> None:
