@@ -1,6 +1,6 @@
 """Validation of admissionregistration.k8s.io/v1 Validating/MutatingWebhookConfigurations, with
 kube-apiserver's messages (the rules v1 enforces on create: sideEffects None/NoneOnDryRun only,
-a recognised admissionReviewVersion, unique webhook names)."""
+a recognised admissionReviewVersion, unique webhook names, matchConditions that compile)."""
 
 from __future__ import annotations
 
@@ -235,4 +235,23 @@ def _match_conditions(conditions: Any, path: Path) -> Causes:
             seen.add(name)
         if not condition.get("expression"):
             errs.append(F.required(path.index(i).child("expression")))
+        else:
+            errs += compile_errors(str(condition["expression"]), _CONDITION_VARIABLES, path.index(i).child("expression"))
     return errs
+
+
+# `authorizer` is declared as kube-apiserver declares it, so that such a condition is accepted
+# (kubelite does not offer it when evaluating: the condition then fails as not compiling).
+_CONDITION_VARIABLES = frozenset({"object", "oldObject", "request", "authorizer"})
+
+
+def compile_errors(expression: str, variables: frozenset[str], path: Path) -> Causes:
+    """A CEL expression that does not compile: kube-apiserver's cause (the expression as the
+    invalid value, the compiler's issues as the detail)."""
+    from kubelite.server.cel import CompileError, compile_expression
+
+    try:
+        compile_expression(expression, variables)
+    except CompileError as err:
+        return [F.invalid(path, expression, f"compilation failed: {err}")]
+    return []

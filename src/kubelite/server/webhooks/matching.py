@@ -104,7 +104,7 @@ class Matcher:
         found = self._by_rules(hook, attr)
         if found is None:
             return None
-        if spec.get("matchConditions") and not self._conditions_hold(hook, attr):
+        if spec.get("matchConditions") and not self._conditions_hold(hook, attr, found):
             return None
         return found
 
@@ -145,10 +145,24 @@ class Matcher:
         return None
 
     @staticmethod
-    def _conditions_hold(hook, attr: Attributes) -> bool:
-        """matchConditions are CEL: with no CEL implementation they cannot be evaluated, which
-        kube-apiserver treats as an evaluation error: Ignore skips the webhook, Fail refuses."""
+    def _conditions_hold(hook, attr: Attributes, found: Invocation) -> bool:
+        """The matchConditions (CEL, with `object`, `oldObject` and `request` in the version the
+        webhook is called with): False as soon as one is false. Conditions that cannot be
+        evaluated skip the webhook under failurePolicy Ignore and refuse the request under Fail,
+        as kube-apiserver's matcher does."""
+        from kubelite.server.cel import admission as celadmission
+        from kubelite.server.webhooks.versions import to_version
+
+        declared = frozenset({"object", "oldObject", "request"})
+        conditions = [(str(c.get("name") or ""), celadmission.Compiled.of(str(c.get("expression") or ""), declared))
+                      for c in hook.spec.get("matchConditions") or () if isinstance(c, dict)]
+        activation = celadmission.activation(
+            to_version(attr.obj, found.group, found.version, found.kind),
+            to_version(attr.old, found.group, found.version, found.kind),
+            celadmission.request_value(attr, found.group, found.version, found.resource, found.kind))
+        matches, failure = celadmission.conditions_match(conditions, activation)
+        if failure is None:
+            return matches
         if hook.failure_ignored:
             return False
-        raise errors.forbidden(attr.group, attr.resource, attr.name,
-                               "matchConditions cannot be evaluated: no CEL implementation is available")
+        raise errors.forbidden(attr.group, attr.resource, attr.name, failure)
