@@ -1,10 +1,9 @@
 """ApplySet pruning (KEP-3659) against `kubelite serve`, checked against real kubectl 1.32.
 
-kubectl updates the parent with server-side apply, which `kubelite serve` does not serve yet;
-so kubectl is used for what it does before that step: its dry-run output (member labels and
-last-applied bytes), the parent body it sends (logged with -v=8), its parent validation and
-its flag errors. A set written by kubectl's own requests (members applied by kubectl, the
-parent created from kubectl's logged body) is then pruned by kubelite.
+kubectl's dry-run output (member labels and last-applied bytes), the parent body it sends
+(logged with -v=8), its parent validation and its flag errors are compared with kubelite's. Sets
+written by one tool are pruned by the other, with client-side member applies and with
+`--server-side` (each step's output and the set left behind compared with kubectl's own).
 """
 from __future__ import annotations
 
@@ -210,3 +209,73 @@ def test_parent_checks(served, tmp_path):
     labelled = write(tmp_path / "labelled.json", cm("p-b", labels={"applyset.kubernetes.io/part-of": "x"}))
     proc = run("apply", "-n", "default", "--prune", "--applyset=lab", "-f", labelled)
     assert proc.stderr == 'error: ApplySet label "applyset.kubernetes.io/part-of" already set in input data\n'
+
+
+# -- server-side apply (--server-side --prune --applyset) across the two tools ------------------------
+
+SSA_SET = ["apply", "--server-side", "--prune", "--applyset=sset"]
+
+
+def _set_state(runner, namespace: str) -> dict:
+    """The parent Secret and the members left in `namespace`, with what differs by namespace and
+    run (the set's id, uids, versions, times) taken out."""
+    set_id = applyset_id("sset", namespace, "Secret", "")
+    text = ok(runner.kubelite("get", "secrets,configmaps,deployments", "-n", namespace, "-o", "json",
+                              "--show-managed-fields"))
+    text = text.replace(set_id, "ID").replace(f'"{namespace}"', '"NS"')
+    out = {}
+    for obj in json.loads(text)["items"]:
+        meta = obj["metadata"]
+        if meta["name"] == "kube-root-ca.crt":
+            continue
+        managed = [{k: v for k, v in e.items() if k != "time"} for e in meta.get("managedFields", [])]
+        annotations = meta.get("annotations") or {}
+        if "applyset.kubernetes.io/tooling" in annotations:  # kubectl/VERSION of the last writer
+            annotations["applyset.kubernetes.io/tooling"] = tooling_base(annotations["applyset.kubernetes.io/tooling"])
+        out[f'{obj["kind"]}/{meta["name"]}'] = {
+            "labels": meta.get("labels"), "annotations": meta.get("annotations"), "managedFields": managed,
+            "data": obj.get("data")}
+    return out
+
+
+def _prune_lines_sorted(stdout: str) -> str:
+    """kubectl prunes a set's kinds in Go's map order: the `pruned` lines compared sorted."""
+    lines = stdout.splitlines(keepends=True)
+    return "".join([line for line in lines if " pruned" not in line] +
+                   sorted(line for line in lines if " pruned" in line))
+
+
+@needs_kubectl
+def test_server_side_sets_interoperate_with_kubectl(served, tmp_path):
+    """kubectl (KUBECTL_APPLYSET=true) and kubelite each create a set by server-side apply that the
+    other prunes; every step prints what kubectl prints doing both steps itself, and the set left
+    behind (parent, members, managedFields) is the same."""
+    first = write(tmp_path / "first.json", cm("s-keep"), cm("s-gone"), deployment("s-dep"))
+    second = write(tmp_path / "second.json", cm("s-keep"))
+    tools = {"kubectl": lambda *a: kubectl(served, *a), "kubelite": served.kubelite}
+    runs = {}
+    for creator, pruner in (("kubectl", "kubectl"), ("kubectl", "kubelite"), ("kubelite", "kubectl"),
+                            ("kubelite", "kubelite")):
+        namespace = f"sset-{creator[-3:]}-{pruner[-3:]}"
+        ok(kubectl(served, "create", "namespace", namespace))
+        steps = [(creator, ["-f", first]), (pruner, ["-f", second, "--dry-run=server"]), (pruner, ["-f", second]),
+                 (creator, ["-f", second])]
+        outputs = []
+        for tool, args in steps:
+            proc = tools[tool](*SSA_SET, "-n", namespace, *args)
+            outputs.append((proc.returncode, _prune_lines_sorted(proc.stdout), proc.stderr))
+        runs[(creator, pruner)] = outputs, _set_state(served, namespace)
+
+    want_outputs, want_state = runs[("kubectl", "kubectl")]
+    assert want_outputs == [
+        (0, "configmap/s-keep serverside-applied\nconfigmap/s-gone serverside-applied\n"
+            "deployment.apps/s-dep serverside-applied\n", ""),
+        (0, "configmap/s-keep serverside-applied (server dry run)\nconfigmap/s-gone pruned (server dry run)\n"
+            "deployment.apps/s-dep pruned (server dry run)\n", ""),
+        (0, "configmap/s-keep serverside-applied\nconfigmap/s-gone pruned\ndeployment.apps/s-dep pruned\n", ""),
+        (0, "configmap/s-keep serverside-applied\n", "")]
+    assert set(want_state) == {"Secret/sset", "ConfigMap/s-keep"}
+    assert want_state["Secret/sset"]["annotations"]["applyset.kubernetes.io/contains-group-kinds"] == "ConfigMap"
+    for pair, (outputs, state) in runs.items():
+        assert outputs == want_outputs, pair
+        assert state == want_state, pair
