@@ -287,12 +287,16 @@ def test_errors_follow_the_failure_policy(api):
                    binding("broken-binding", "broken.example.com")):
         assert api.post(DEPLOYMENTS, json=deployment("erring", 1)).status_code == 201
     api.delete(f"{DEPLOYMENTS}/erring")
-    with installed(api, policy("uncompiled.example.com", [{"expression": "object.spec.replicas <"}]),
-                   binding("uncompiled-binding", "uncompiled.example.com")):
-        message = api.post(DEPLOYMENTS, json=deployment("uncompiled", 1)).json()["message"]
-        assert message.startswith(
-            'deployments.apps "uncompiled" is forbidden: ValidatingAdmissionPolicy \'uncompiled.example.com\' with '
-            "binding 'uncompiled-binding' denied request: compilation error: compilation failed: ERROR: <input>:1:")
+    # a policy whose expressions do not compile is refused when it is written
+    uncompiled = api.post(f"{ADMISSION}/validatingadmissionpolicies", json=policy(
+        "uncompiled.example.com", [{"expression": "object.spec.replicas <", "messageExpression": "'a' + objekt"}]))
+    assert uncompiled.status_code == 422
+    causes = uncompiled.json()["details"]["causes"]
+    assert [c["field"] for c in causes] == ["spec.validations[0].expression", "spec.validations[0].messageExpression"]
+    assert causes[1]["message"] == ("Invalid value: \"'a' + objekt\": compilation failed: ERROR: <input>:1:7: "
+                                    "undeclared reference to 'objekt' (in container '')\n | 'a' + objekt\n | ......^")
+    assert causes[0]["message"].startswith('Invalid value: "object.spec.replicas <": compilation failed: ERROR: '
+                                           "<input>:1:")
     with installed(api, policy("variable.example.com", [{"expression": "variables.bad == 1"}],
                                variables=[{"name": "bad", "expression": "object.nothing"}]),
                    binding("variable-binding", "variable.example.com")):

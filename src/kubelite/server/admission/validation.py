@@ -39,7 +39,7 @@ from kubelite.server.admission.validation_pods import (  # noqa: F401 (re-export
     _pod, _pod_template, validate_pod_spec, validate_pod_template,
 )
 from kubelite.server.admission.validation_storage import _pvc, _storage_class
-from kubelite.server.admission.validation_webhooks import webhook_configuration
+from kubelite.server.admission.validation_webhooks import admission_policy, webhook_configuration
 from kubelite.server.admission.validation_workloads import (  # noqa: F401 (re-exported)
     _cron_job, _daemon_set, _deployment, _hpa, _job, _replica_set, _replication_controller, _stateful_set,
     job_spec_errors,
@@ -91,6 +91,8 @@ _KINDS: dict[tuple[str, str], tuple[bool, NameFn, Callable[[dict], Causes] | Non
                                                                          webhook_configuration),
     ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): (False, N.name_is_dns_subdomain,
                                                                        webhook_configuration),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): (False, N.name_is_dns_subdomain,
+                                                                    admission_policy),
 }
 
 

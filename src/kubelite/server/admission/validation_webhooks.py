@@ -255,3 +255,22 @@ def compile_errors(expression: str, variables: frozenset[str], path: Path) -> Ca
     except CompileError as err:
         return [F.invalid(path, expression, f"compilation failed: {err}")]
     return []
+
+
+def admission_policy(obj: dict) -> Causes:
+    """A ValidatingAdmissionPolicy's expressions must compile (validations, messageExpressions,
+    matchConditions, variables), with the variables kube-apiserver declares for them."""
+    spec = _map(obj.get("spec"))
+    path = Path("spec")
+    names = {"object", "oldObject", "request", "namespaceObject", "variables", "authorizer"}
+    if spec.get("paramKind"):
+        names.add("params")
+    declared = frozenset(names)
+    errs: Causes = []
+    for key, fields in (("variables", ("expression",)), ("matchConditions", ("expression",)),
+                        ("validations", ("expression", "messageExpression"))):
+        for i, item in enumerate(_dicts(spec.get(key))):
+            for name in fields:
+                if item.get(name):
+                    errs += compile_errors(str(item[name]), declared, path.child(key).index(i).child(name))
+    return errs
