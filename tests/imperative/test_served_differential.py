@@ -25,6 +25,16 @@ CASES = [
     ["run", "p", "--image=Bad Image", "-o", "yaml"],
     ["run", "p", "--image=nginx", "--env=1BAD=x", "-o", "yaml"],
     ["run", "p", "--image=nginx", "--annotations=a=b", "--privileged", "-o", "json"],
+    # words after `--`: the container's args (its command with --command); none before it: no NAME
+    ["run", "p", "a1", "--image=busybox", "-o", "yaml", "--", "b1", "--c", "-o", "json"],
+    ["run", "--image=busybox", "-o", "yaml", "--", "p"],  # kubectl takes the NAME from after `--` as well
+    ["run", "--image=busybox", "-o", "yaml", "--command", "--", "p", "sh", "-c", "true"],
+    ["run", "p", "--image=busybox", "-o", "name", "--"],
+    ["run", "--image=busybox", "-o", "name", "--"],
+    ["run", "p", "--image", "-x", "-o", "yaml", "--command", "--", "sh"],
+    ["create", "role", "r", "--verb=get", "--resource=pods", "-o", "name", "--", "x", "y"],
+    ["create", "clusterrole", "c", "--verb=get", "--resource=nodes", "-o", "name", "--"],
+    ["create", "role", "-o", "name", "--verb=get", "--resource=pods", "--", "r"],
 ]
 
 

@@ -349,6 +349,27 @@ def _optional_values(p: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     return out
 
 
+def _flag_values(p: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """A flag that takes a value takes the next word, whatever it looks like (pflag: `--image --x` sets
+    image to `--x`, `-n -A` namespace to `-A`); argparse would refuse a value starting with `-`."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            return out + argv[i:]
+        action = p._option_string_actions.get(token)
+        following = argv[i + 1] if i + 1 < len(argv) else ""
+        if action is not None and action.nargs is None and not is_text_bool(action) and \
+                following.startswith("-") and following != "-":
+            out.append(token + ("=" if token.startswith("--") else "") + following)
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
 def _store_true_flags(p: argparse.ArgumentParser) -> set[str]:
     names: set[str] = set()
     for action in p._actions:
@@ -369,7 +390,7 @@ def parse(p: Parser, argv: list[str]) -> argparse.Namespace:
         cut = argv.index("--")
         argv, after = argv[:cut], argv[cut + 1:]
     argv = _split_short_equals(argv, p._option_string_actions)
-    args = p.parse_intermixed_args(_optional_values(p, _bool_flag_values(p, argv)))
+    args = p.parse_intermixed_args(_flag_values(p, _optional_values(p, _bool_flag_values(p, argv))))
     if after:
         setattr(args, words[0].dest, [*(getattr(args, words[0].dest) or []), *after])
     return args

@@ -87,7 +87,6 @@ class Spec:
     required: tuple = ()           # flags kubectl marks required
     resource: tuple = ("", "")     # (group, plural) for sending
     namespaced: bool = True
-    wants_command: bool = False
 
 
 @dataclass
@@ -374,7 +373,7 @@ def _b_ingress(a, c):
 
 
 SPECS = {s.path: s for s in [
-    Spec("deployment", _b_deployment, _f_deployment, ("image",), ("apps", "deployments"), wants_command=True),
+    Spec("deployment", _b_deployment, _f_deployment, ("image",), ("apps", "deployments")),
     *[Spec(f"service {k}", _b_service(k), _f_service(k), ("external-name",) if k == "externalname" else (),
            ("", "services")) for k in SUBTYPES["service"]],
     Spec("configmap", _b_configmap, _f_sources, (), ("", "configmaps")),
@@ -383,13 +382,13 @@ SPECS = {s.path: s for s in [
     Spec("secret docker-registry", _b_docker, _f_docker, (), ("", "secrets")),
     Spec("namespace", _b_namespace, _f_none, (), ("", "namespaces"), namespaced=False),
     Spec("serviceaccount", _b_serviceaccount, _f_none, (), ("", "serviceaccounts")),
-    Spec("job", _b_job, _f_job, (), ("batch", "jobs"), wants_command=True),
-    Spec("cronjob", _b_cronjob, _f_cronjob, ("image", "schedule"), ("batch", "cronjobs"), wants_command=True),
+    Spec("job", _b_job, _f_job, (), ("batch", "jobs")),
+    Spec("cronjob", _b_cronjob, _f_cronjob, ("image", "schedule"), ("batch", "cronjobs")),
     Spec("role", _b_role, _f_role, (), ("rbac.authorization.k8s.io", "roles")),
     Spec("clusterrole", _b_clusterrole, lambda p: _f_role(p, True), (), ("rbac.authorization.k8s.io", "clusterroles"),
          namespaced=False),
     Spec("rolebinding", _b_rolebinding, _f_binding, (), ("rbac.authorization.k8s.io", "rolebindings")),
-    Spec("clusterrolebinding", _b_clusterrolebinding, lambda p: _f_binding(p, True), (),
+    Spec("clusterrolebinding", _b_clusterrolebinding, lambda p: _f_binding(p, True), ("clusterrole",),
          ("rbac.authorization.k8s.io", "clusterrolebindings"), namespaced=False),
     Spec("quota", _b_quota, _f_quota, (), ("", "resourcequotas")),
     Spec("poddisruptionbudget", _b_pdb, _f_pdb, (), ("policy", "poddisruptionbudgets")),
@@ -433,21 +432,19 @@ def run(argv: list[str]) -> int:
     if "--" in rest:
         at = rest.index("--")
         rest, command = rest[:at], rest[at + 1:]
-    return common.run(_parser(spec), rest, lambda args: _create(spec, args, command))
+    given = {word.split("=", 1)[0] for word in rest if word.startswith("--")}
+    return common.run(_parser(spec), rest, lambda args: _create(spec, args, command, given))
 
 
-def _create(spec: Spec, args, command: list[str]) -> int:
+def _create(spec: Spec, args, command: list[str], given: set[str]) -> int:
     from kubelite.imperative import ImperativeError
 
-    missing = [f for f in spec.required if not getattr(args, f.replace("-", "_"), None)]
+    missing = [f for f in spec.required if f"--{f}" not in given]  # cobra: given at all, even empty
     if missing:
         sys.stderr.write(_required_flags_message(missing) + "\n")
         raise common.Failed(1)
     if len(args.args) != 1:
         raise common.UsageError(f"error: exactly one NAME is required, got {len(args.args)}\n"
-                                f"See 'kubelite create {spec.path} -h' for help and examples")
-    if command and not spec.wants_command:
-        raise common.UsageError(f"error: exactly one NAME is required, got {len(args.args) + len(command)}\n"
                                 f"See 'kubelite create {spec.path} -h' for help and examples")
     output = common.output_of(args)
     dry_run = common.dry_run_mode(args)

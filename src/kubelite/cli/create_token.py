@@ -36,6 +36,8 @@ def build_parser() -> common.Parser:
 
 
 def run(argv: list[str]) -> int:
+    if "--" in argv:  # kubectl counts the NAMEs before `--` (ArgsLenAtDash) and ignores the words after it
+        argv = argv[:argv.index("--")]
     return common.run(build_parser(), argv, _token)
 
 

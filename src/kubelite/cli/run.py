@@ -50,7 +50,8 @@ def run(argv: list[str]) -> int:
 def _run(args, command: list[str]) -> int:
     from kubelite.imperative import ImperativeError, pod
 
-    if not args.args:
+    words = [*args.args, *command]  # kubectl 1.32 takes the NAME from after `--` too (`run -- p a b`)
+    if not words:
         raise common.UsageError("error: NAME is required for run\nSee 'kubelite run -h' for help and examples")
     if args.tty and not args.stdin:
         raise common.UsageError("error: -i/--stdin is required for containers with -t/--tty=true\n"
@@ -65,10 +66,9 @@ def _run(args, command: list[str]) -> int:
         raise common.CommandError(f"error: invalid image pull policy: {args.image_pull_policy}")
     output = common.output_of(args)
     dry_run = common.dry_run_mode(args)
-    extra = list(args.args[1:]) + command
     try:
         pod.check_image(args.image)
-        obj = pod.create_pod(args.args[0], args.image, args=extra, command=args.command, labels=args.labels,
+        obj = pod.create_pod(words[0], args.image, args=words[1:], command=args.command, labels=args.labels,
                              annotations=args.annotations, env=args.env, port=args.port, hostport=args.hostport,
                              restart=args.restart, image_pull_policy=args.image_pull_policy,
                              privileged=args.privileged)
