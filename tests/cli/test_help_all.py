@@ -37,10 +37,7 @@ COMMANDS = [
 NOT_IMPLEMENTED: dict = {}
 NOT_IMPLEMENTED_TOP = {"proxy"}
 # kubectl flags kubelite does not accept yet, so its -h does not list them (each must exist in kubectl)
-MISSING_FLAGS = {
-    "kustomize": {"--enable-helm", "--helm-api-versions", "--helm-command", "--helm-debug", "--helm-kube-version",
-                  "-o, --output"},
-}
+MISSING_FLAGS: dict = {}
 # kubelite flags kubectl 1.32 does not have (each must be absent from kubectl's help)
 EXTRA_FLAGS = {"diff": {"--show-secret"}}
 

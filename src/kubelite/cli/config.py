@@ -277,16 +277,9 @@ def _flatten(config, doc: dict) -> None:
                     with open(resolved, "rb") as f:
                         data = f.read()
                 except OSError as err:
-                    raise common.CommandError(f"error: open {resolved}: {_go_errno(err)}") from None
+                    raise common.CommandError(f"error: open {resolved}: {(err.strerror or str(err)).lower()}") from None
                 del body[path_key]
                 body[data_key] = base64.b64encode(data).decode()
-
-
-def _go_errno(err: OSError) -> str:
-    import errno
-
-    return {errno.ENOENT: "no such file or directory", errno.EACCES: "permission denied",
-            errno.EISDIR: "is a directory"}.get(err.errno, (err.strerror or str(err)).lower())
 
 
 def _get_contexts(args) -> int:

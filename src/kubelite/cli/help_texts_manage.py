@@ -298,12 +298,28 @@ RECORDS = [
                     show_secret="Show secret values instead of masking them.")),
     Help("kustomize", "Build the objects a kustomization describes and print them as YAML.\n\n"
          " DIR is a directory holding kustomization.yaml (the current directory when left out). "
-         "Helm charts and plugins are not supported.",
+         "Helm charts are not inflated yet (--enable-helm runs the helm command's version check, as kubectl "
+         "does, then stops); exec and container plugins are not run.",
          "kustomize DIR [flags] [options]",
          (("Build the current directory", ("kustomize",)),
           ("Build an overlay", ("kustomize ./overlays/prod",)),
-          ("Allow files outside the kustomization's directory", ("kustomize --load-restrictor LoadRestrictionsNone ./app",))),
-         hidden=("reorder",)),
+          ("Allow files outside the kustomization's directory", ("kustomize --load-restrictor LoadRestrictionsNone ./app",)),
+          ("Write one file per object into an existing directory", ("kustomize ./app -o ./out/",))),
+         hidden=("reorder",),
+         docs={"output": "Write the objects to this file instead of standard output; into an existing directory, "
+                         "one file each.",
+               "enable-helm": "Allow helmCharts and HelmChartInflationGenerator plugins (helm's version is "
+                              "checked; inflating charts is not done yet).",
+               "helm-command": "The helm program to run (a name looked up in PATH, or a path).",
+               "helm-api-versions": "API versions helm templates see as Capabilities.APIVersions.",
+               "helm-kube-version": "Kubernetes version helm templates see as Capabilities.KubeVersion.",
+               "helm-debug": "Pass --debug to helm.",
+               "env": "Environment variables for KRM function containers (accepted, not used).",
+               "mount": "Storage mounts for KRM function containers (accepted, not used).",
+               "network": "Network access for KRM functions (accepted, not used).",
+               "network-name": "Docker network for KRM function containers (accepted, not used).",
+               "as-current-user": "Run KRM function containers as the current user (accepted, not used).",
+               "enable-alpha-plugins": "Allow alpha plugins (accepted; exec and container plugins are not run)."}),
     Help("explain", "Describe the fields of a type, as the server's OpenAPI documents define them.\n\n"
          " Name a type, or a field path inside it:\n\n"
          "        <type>.<fieldName>[.<fieldName>]\n"

@@ -2,7 +2,8 @@
 
     build(path, load_restrictor="LoadRestrictionsRootOnly", reorder="", warn=None) -> list[dict]
         warn(line) is called with each deprecation warning ("# Warning: 'bases' is
-        deprecated...") as its kustomization file is read, before any later failure
+        deprecated...") as its kustomization file is read, before any later failure;
+        helm: a kustomize.helm.HelmConfig (--enable-helm and the --helm-* flags)
     render(objects) -> str      # the text `kubectl kustomize` prints
 
 The package itself is callable: `kubelite.kustomize(path)` is `build(path)` (the Python API's
@@ -23,10 +24,10 @@ __all__ = ["build", "render", "KustomizeError"]
 
 
 def build(path: str, load_restrictor: str = "LoadRestrictionsRootOnly", reorder: str = "",
-          warn: Callable[[str], None] | None = None) -> list[dict]:
+          warn: Callable[[str], None] | None = None, helm=None) -> list[dict]:
     from .builder import build_resmap
 
-    return [r.obj for r in build_resmap(path, load_restrictor, reorder, warn)]
+    return [r.obj for r in build_resmap(path, load_restrictor, reorder, warn, helm)]
 
 
 def render(objects: list[dict]) -> str:

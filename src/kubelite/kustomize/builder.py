@@ -18,7 +18,7 @@ LOCAL_CONFIG = "config.kubernetes.io/local-config"
 
 
 def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "",
-                 warn: Callable[[str], None] | None = None) -> ResMap:
+                 warn: Callable[[str], None] | None = None, helm=None) -> ResMap:
     root = os.path.abspath(path)
     try:
         real = eval_symlinks(root, shown=path)
@@ -26,7 +26,7 @@ def build_resmap(path: str, load_restrictor: str = ROOT_ONLY, reorder: str = "",
         raise KustomizeError(f"must build at directory: not a valid directory: {exc}") from None
     if not os.path.isdir(real):
         raise KustomizeError(f"must build at directory: '{real}': file is not directory")
-    target = Target(Loader(real, load_restrictor), state=BuildState(warn))
+    target = Target(Loader(real, load_restrictor), state=BuildState(warn, helm))
     target.set_schema(reset=True)
     build_metadata = kz.as_list(target.k, "buildMetadata")
     if build_metadata:

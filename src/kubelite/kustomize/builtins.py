@@ -93,8 +93,11 @@ def unmarshal_errors(errors: list[str]) -> str:
 def _configure_generator(config: dict, target):
     kind = config.get("kind")
     if kind == "HelmChartInflationGenerator":
-        # kubelite has no --enable-helm: the configuration error kubectl gives without it
-        raise KustomizeError("must specify --enable-helm")
+        if not target.state.helm.enabled:  # the configuration error kubectl gives without --enable-helm
+            raise KustomizeError("must specify --enable-helm")
+        from .helm import inflate
+
+        return lambda: inflate(target.state.helm, config, {})
     if kind == "IAMPolicyGenerator":
         return lambda: iam_policy_service_accounts(config)
     args = {k: v for k, v in config.items() if k not in ("apiVersion", "kind", "metadata")}

@@ -129,8 +129,11 @@ class BuildState:
     """What one build shares across its kustomizations: the OpenAPI schema for merge
     keys, which (as Kustomize's global schema) the first kustomization to name one sets."""
 
-    def __init__(self, warn: Callable[[str], None] | None = None) -> None:
+    def __init__(self, warn: Callable[[str], None] | None = None, helm=None) -> None:
+        from .helm import HelmConfig
+
         self.schema = SchemaState()
+        self.helm = helm or HelmConfig()  # --enable-helm and the --helm-* flags
         # told each deprecation line as its kustomization file is read (kubectl prints them then)
         self.warn = warn
 
@@ -290,6 +293,7 @@ class Target:
                 res = generators.generate(args, kind, self.loader, options)
                 origins.record_generated([res], origin)
                 generated.append(res)
+        generated += self._inflate_helm_charts()
         for res in generated:
             try:
                 ra.resmap.absorb(res)
@@ -321,11 +325,23 @@ class Target:
         except KustomizeError as exc:
             raise KustomizeError(f"loading generator plugins: {exc}") from None
 
+    def _inflate_helm_charts(self) -> list:
+        """Under --enable-helm each chart of `helmCharts:` (with `helmGlobals:`) is inflated by Helm."""
+        if not self.state.helm.enabled:
+            return []
+        from .helm import inflate
+
+        made = []
+        for chart in kz.as_list(self.k, "helmCharts"):
+            if chart is not None:
+                made += inflate(self.state.helm, chart if isinstance(chart, dict) else {}, kz.as_map(self.k, "helmGlobals"))
+        return made
+
     def _refuse_helm_charts(self) -> None:
-        """Charts are inflated only under --enable-helm, which kubelite does not offer: kustomize's
-        configuration error for the first chart (its config as sigs.k8s.io/yaml writes it)."""
+        """Charts are inflated only under --enable-helm: without it, kustomize's configuration error
+        for the first chart (its config as sigs.k8s.io/yaml writes it)."""
         charts = [c for c in kz.as_list(self.k, "helmCharts") if c is not None]
-        if not charts:
+        if not charts or self.state.helm.enabled:
             return
         import yaml
 
