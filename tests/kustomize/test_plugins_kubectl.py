@@ -166,6 +166,100 @@ TRANSFORMERS = {
     "value-add-no-targets": transformer(meta("ValueAddTransformer") + "value: v\n"),
     "value-add-empty-field-path": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n- selector: {kind: Service}\n"),
     "value-add-negative-position": transformer(meta("ValueAddTransformer") + "targets:\n- fieldPath: a\n  filePathPosition: -1\n"),
+    # kyaml's PathGetter: a list index (`-` the last element), past the end nothing; missing fields made
+    # lists before an index (even on kinds without them), maps before anything else
+    "value-add-list-index": transformer(meta("ValueAddTransformer") + "value: nginx:2\ntargets:\n"
+                                        "- selector: {kind: Deployment}\n  fieldPath: spec/template/spec/containers/0/image\n"),
+    "value-add-last-element": transformer(meta("ValueAddTransformer") + "value: last\ntargets:\n"
+                                          "- selector: {kind: Deployment}\n  fieldPath: spec/template/spec/containers/-/image\n"
+                                          "- selector: {kind: Deployment}\n  fieldPath: spec/template/spec/containers/0/env/-/value\n"),
+    "value-add-index-past-the-end": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                                "- selector: {kind: Deployment}\n  fieldPath: spec/template/spec/containers/5/image\n"),
+    "value-add-index-everywhere": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                              "- fieldPath: spec/template/spec/containers/0/image\n"),
+    "value-add-key-then-index": transformer(meta("ValueAddTransformer") + "value: B\ntargets:\n"
+                                            "- selector: {kind: Deployment}\n"
+                                            "  fieldPath: spec/template/spec/containers/[name=side]/env/0/value\n"
+                                            "- selector: {kind: Deployment}\n"
+                                            "  fieldPath: spec/template/spec/containers/[name=new]/ports/0/name\n"),
+    "value-add-index-and-file-path": transformer(meta("ValueAddTransformer") + "value: in\ntargets:\n"
+                                                 "- selector: {kind: Deployment}\n  filePathPosition: 2\n"
+                                                 "  fieldPath: spec/template/spec/containers/0/volumeMounts/0/mountPath\n"),
+    "value-add-spaces-and-empty-parts": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                                    "- selector: {kind: Deployment}\n"
+                                                    "  fieldPath: 'spec//template/ spec /containers/+1/image'\n"),
+    "value-add-dash-on-a-missing-field": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                                     "- selector: {kind: Deployment}\n"
+                                                     "  fieldPath: spec/template/spec/containers/1/args/-\n"),
+    "value-add-negative-index": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                            "- fieldPath: spec/template/spec/containers/-1/image\n"),
+    "value-add-wildcard": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                      "- fieldPath: spec/template/spec/containers/*/image\n"),
+    "value-add-index-of-a-scalar": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                               "- fieldPath: metadata/name/0\n"),
+    "value-add-field-of-a-scalar": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                               "- fieldPath: metadata/name/x\n"),
+    "value-add-onto-a-list-element": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                                 "- selector: {kind: Service}\n  fieldPath: spec/ports/0\n"),
+    "value-add-field-of-a-list": transformer(meta("ValueAddTransformer") + "value: v\ntargets:\n"
+                                             "- selector: {kind: Service}\n  fieldPath: spec/ports/name\n"),
+    # real-world configurations: patches of lists, hashes of generated names, affixes on other fields
+    "patch-list-yaml": transformer(meta("PatchTransformer") + "target: {kind: Deployment}\npatch:\n- op: replace\n  path: /spec/replicas\n"
+                                                              "  value: 3\n"),
+    "patch-json-array-string": transformer(meta("PatchTransformer") + "target: {kind: Deployment}\n"
+                                                                      "patch: '[{\"op\": \"add\", \"path\": \"/spec/template/spec/containers/0/args\", \"value\": [\"a\"]}]'\n"),
+    "patch-json-list-block": transformer(meta("PatchTransformer") + "target: {kind: Deployment, name: web}\npatch: |-\n  - op: add\n"
+                                                                    "    path: /spec/template/spec/containers/-\n"
+                                                                    "    value: {name: extra, image: busybox}\n  - op: remove\n"
+                                                                    "    path: /spec/template/spec/containers/0/env/1\n"),
+    "patch-smp-list-replace": transformer(meta("PatchTransformer") + "patch: |-\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}\n"
+                                                                     "  spec:\n    template:\n      spec:\n        containers:\n        - name: app\n"
+                                                                     "          env:\n          - $patch: replace\n          - {name: Z, value: z}\n"),
+    "patch-smp-delete-element": transformer(meta("PatchTransformer") + "patch: |-\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}\n"
+                                                                       "  spec:\n    template:\n      spec:\n        containers:\n        - name: side\n"
+                                                                       "          $patch: delete\n"),
+    "patch-two-docs": transformer(meta("PatchTransformer") + "patch: |-\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cm}\n"
+                                                             "  data: {b: '2'}\n  ---\n  apiVersion: v1\n  kind: Service\n"
+                                                             "  metadata: {name: svc}\n  spec: {type: NodePort}\n"),
+    "patch-allow-name-change": transformer(meta("PatchTransformer") + "options: {allowNameChange: true}\ntarget: {kind: ConfigMap}\npatch: |-\n"
+                                                                      "  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: renamed}\n"),
+    "patch-name-change-refused": transformer(meta("PatchTransformer") + "target: {kind: ConfigMap}\npatch: |-\n  apiVersion: v1\n  kind: ConfigMap\n"
+                                                                        "  metadata: {name: renamed}\n"),
+    "patch-kind-change": transformer(meta("PatchTransformer") + "options: {allowKindChange: true}\ntarget: {kind: ConfigMap}\npatch: |-\n"
+                                                                "  apiVersion: v1\n  kind: Secret\n  metadata: {name: cm}\n"),
+    "patch-path-and-patch": transformer(meta("PatchTransformer") + "path: p.yaml\npatch: x\n", {"top/p.yaml": CM}),
+    "patch-neither": transformer(meta("PatchTransformer") + "target: {kind: ConfigMap}\n"),
+    "patch-target-regex": transformer(meta("PatchTransformer") + "target: {name: 'w.*'}\npatch: |-\n  - op: add\n    path: /metadata/labels\n"
+                                                                 "    value: {x: y}\n"),
+    "patch-target-annotation": transformer(meta("PatchTransformer") + "target: {annotationSelector: 'a=b'}\npatch: |-\n  - op: add\n"
+                                                                      "    path: /metadata/labels\n    value: {x: y}\n", {"top/r.yaml": RESOURCES.replace("name: svc", "name: svc\n  annotations: {a: b}")}),
+    "hash-disabled-suffix": transformer(meta("HashTransformer"), kustomization=GEN + "generatorOptions:\n  disableNameSuffixHash: true\n"),
+    "hash-with-ref": transformer(meta("HashTransformer"), kustomization=GEN, extra={"top/r.yaml": RESOURCES + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    envFrom:\n    - configMapRef: {name: gen}\n"}),
+    "hash-secret-gen": transformer(meta("HashTransformer"), kustomization="secretGenerator:\n- name: s\n  literals: [k=v]\n"),
+    "prefix-suffix-fieldspecs-kinds": transformer(meta("PrefixSuffixTransformer") + "prefix: p-\nsuffix: -s\nfieldSpecs:\n- path: metadata/name\n  kind: Deployment\n"
+                                                                                    "- path: metadata/name\n  group: ''\n  version: v1\n  kind: Service\n"),
+    "prefix-suffix-other-path": transformer(meta("PrefixSuffixTransformer") + "prefix: p-\nfieldSpecs:\n- path: spec/template/spec/containers[]/name\n"
+                                                                              "  kind: Deployment\n"),
+    "prefix-suffix-create": transformer(meta("PrefixSuffixTransformer") + "suffix: -s\nfieldSpecs:\n- path: metadata/annotations/x\n  create: true\n"),
+    "prefix-suffix-labels-path": transformer(meta("PrefixSuffixTransformer") + "prefix: p-\nfieldSpecs:\n- path: metadata/labels/app\n"),
+    "prefix-suffix-refs-updated": transformer(meta("PrefixSuffixTransformer") + "prefix: p-\nfieldSpecs:\n- path: metadata/name\n  kind: ConfigMap\n", {"top/r.yaml": RESOURCES + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: v\n    configMap: {name: cm}\n"}),
+    "prefix-suffix-namespace-field": transformer(meta("PrefixSuffixTransformer") + "prefix: p-\nfieldSpecs:\n- path: metadata/namespace\n  create: true\n"),
+    "prefix-suffix-version-only": transformer(meta("PrefixSuffixTransformer") + "suffix: -v\nfieldSpecs:\n- path: metadata/name\n  version: v1\n"),
+    "prefix-suffix-list-item": transformer(meta("PrefixSuffixTransformer") + "prefix: p-\nfieldSpecs:\n- path: spec/ports/name\n  kind: Service\n", {"top/r.yaml": RESOURCES.replace("- port: 80", "- port: 80\n    name: http")}),
+    "labels-no-create": transformer(meta("LabelTransformer") + "labels: {t: x}\nfieldSpecs:\n- path: metadata/labels\n"),
+    "annotations-template-create": transformer(meta("AnnotationsTransformer") + "annotations: {t: x}\nfieldSpecs:\n- path: spec/template/metadata/annotations\n"
+                                                                                "  kind: Deployment\n  create: true\n"),
+    "image-tag-custom-kind": transformer(meta("ImageTagTransformer") + "imageTag: {name: nginx, newTag: '9'}\nfieldSpecs:\n- path: spec/image\n"
+                                                                       "  kind: Foo\n", {"top/r.yaml": RESOURCES + "---\napiVersion: ex.com/v1\nkind: Foo\nmetadata: {name: f}\nspec: {image: nginx:1}\n"}),
+    "replica-count-custom": transformer(meta("ReplicaCountTransformer") + "replica: {name: f, count: 4}\nfieldSpecs:\n- path: spec/size\n  kind: Foo\n"
+                                                                          "  create: true\n", {"top/r.yaml": RESOURCES + "---\napiVersion: ex.com/v1\nkind: Foo\nmetadata: {name: f}\nspec: {}\n"}),
+    "replacement-index-paths": transformer(meta("ReplacementTransformer") + "replacements:\n- source:\n    kind: Deployment\n"
+                                                                            "    fieldPath: spec.template.spec.containers.0.image\n  targets:\n"
+                                                                            "  - select: {kind: ConfigMap}\n    fieldPaths: [data.img]\n"
+                                                                            "    options: {create: true}\n  - select: {kind: Deployment}\n"
+                                                                            "    fieldPaths: [spec.template.spec.containers.1.image]\n"),
+    "namespace-fieldspecs-custom": transformer(B + "kind: NamespaceTransformer\nmetadata: {name: x, namespace: prod}\nfieldSpecs:\n- path: metadata/namespace\n  create: true\n- path: spec/targetNamespace\n  kind: Foo\n  create: true\n", {"top/r.yaml": RESOURCES + "---\napiVersion: ex.com/v1\nkind: Foo\nmetadata: {name: f}\nspec: {}\n"}),
+    "suffix-create-labels": transformer(meta("SuffixTransformer") + "suffix: -s\nfieldSpecs:\n- path: metadata/labels/app\n  create: true\n"),
     "sort-order-is-not-a-plugin": transformer(meta("SortOrderTransformer") + "sortOptions:\n  order: fifo\n"),
     "unknown-builtin": transformer(meta("FooTransformer")),
     "external-plugin": transformer("apiVersion: example.com/v1\nkind: PrefixTransformer\nmetadata:\n  name: x\nprefix: p-\n"),

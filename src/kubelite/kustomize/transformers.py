@@ -108,10 +108,10 @@ def prefix_suffix(resmap: ResMap, prefix: str, suffix: str, specs: list[FieldSpe
                 if prefix or suffix:
                     res.store_previous_id()
 
-            def set_(container: dict, key: str) -> None:
+            def set_(container: dict, key: str, create: bool = spec.create) -> None:
                 value = scalar_text(container.get(key))  # kyaml renames `name: 5` to "p-5"
-                if value or isinstance(container.get(key), str):
-                    container[key] = f"{prefix}{value}{suffix}"
+                if value or isinstance(container.get(key), str) or (create and key not in container):
+                    container[key] = f"{prefix}{value}{suffix}"  # a field created empty: the affixes alone
             fieldspec.apply(res.obj, spec, set_)
 
 

@@ -77,28 +77,58 @@ def _split(path: str) -> list[str]:
 
 
 def _add(obj: dict, fields: list[str], value: str, position: int) -> None:
+    """kyaml's PathGetter with Create (each missing field made a map, or a list before an index
+    or `[k=v]`), then the value set on the scalar found; a list index past the end finds nothing
+    and nothing changes."""
+    fields = [f.strip() for f in fields if f.strip()]  # kyaml's cleanPath
+    if not fields:
+        return
+    parent: object = None
     node: object = obj
-    for i, field in enumerate(fields[:-1]):
-        node = _child(node, field, fields[i + 1])
-    last = fields[-1]
-    if not isinstance(node, dict):
-        raise KustomizeError(f"ValueAddTransformer: cannot set field {last!r}: its parent is not a map")
-    current = node.get(last)
-    if isinstance(current, (dict, list)):
-        import yaml
-
-        kind = "MappingNode" if isinstance(current, dict) else "SequenceNode"
-        contents = yaml.safe_dump(current, sort_keys=False, default_flow_style=False, allow_unicode=True)
-        raise KustomizeError(f"wrong node kind: expected ScalarNode but got {kind}: node contents:\n{contents}")
+    for i, field in enumerate(fields):
+        following = fields[i + 1] if i + 1 < len(fields) else ""
+        parent, node = node, _child(node, field, following)
+        if node is _MISSING:
+            return
+    key = fields[-1]
+    if isinstance(node, (dict, list)):
+        raise _wrong_kind("ScalarNode", node)
     if position > 0:
-        value = insert_path_part("" if current is None else _text(current), position - 1, value)
+        value = insert_path_part("" if node is None else _text(node), position - 1, value)
     # kyaml sets an untagged scalar: the text reads back as YAML would (123 a number, true a bool)
-    node[last] = yamlv3.resolve_plain(value)
+    if isinstance(parent, list):
+        parent[_index(parent, key)] = yamlv3.resolve_plain(value)
+    else:
+        parent[key] = yamlv3.resolve_plain(value)
+
+
+_MISSING = object()
+
+
+def _index(node: list, field: str) -> int:
+    return len(node) - 1 if field == "-" else int(field)
 
 
 def _child(node: object, field: str, following: str) -> object:
-    """The node below `field`, created (a map, or a list before a `[k=v]` field) when absent."""
-    if isinstance(node, list) and field.startswith("[") and field.endswith("]") and "=" in field:
+    """The node below `field` as kyaml's PathGetter finds it: a list index (`-` the last element;
+    past the end nothing), a `[k=v]` element (appended when absent), or a map field (created when
+    absent: a list when an index or `[k=v]` comes next, an empty scalar at the end, else a map)."""
+    try:
+        number = int(field) if field.lstrip("+-").isdigit() and field.isascii() else None
+    except ValueError:
+        number = None
+    if number is not None or field == "-":
+        if number is not None and number < 0:
+            raise KustomizeError(f"array index {number} cannot be negative")
+        if not isinstance(node, list):
+            raise _wrong_kind("SequenceNode", node)
+        index = _index(node, field)
+        return node[index] if index < len(node) else _MISSING
+    if field == "*":
+        raise KustomizeError("wildcard is not supported in PathGetter")
+    if field.startswith("[") and field.endswith("]") and "=" in field:
+        if not isinstance(node, list):
+            raise _wrong_kind("SequenceNode", node)
         key, _, want = field[1:-1].partition("=")
         for item in node:
             if isinstance(item, dict) and _text(item.get(key)) == want:
@@ -106,13 +136,31 @@ def _child(node: object, field: str, following: str) -> object:
         item = {key: want}
         node.append(item)
         return item
+    if node is None:
+        return _MISSING
     if not isinstance(node, dict):
-        raise KustomizeError(f"ValueAddTransformer: cannot look up field {field!r} in a non-map node")
-    child = node.get(field)
-    if child is None:
-        child = [] if following.startswith("[") else {}
-        node[field] = child
-    return child
+        raise _wrong_kind("MappingNode", node)
+    if field not in node or node[field] is None:
+        if not following:
+            node.setdefault(field, None)
+            return None
+        is_list = following.startswith("[") and following.endswith("]") or \
+            (following.lstrip("+-").isdigit() and following.isascii())
+        node[field] = [] if is_list else {}
+    return node[field]
+
+
+def _wrong_kind(expected: str, node: object) -> KustomizeError:
+    """kyaml's ErrorIfInvalid, with the node as kyaml writes it."""
+    if isinstance(node, (dict, list)):
+        import yaml
+
+        kind = "MappingNode" if isinstance(node, dict) else "SequenceNode"
+        contents = yaml.safe_dump(node, sort_keys=False, default_flow_style=False, allow_unicode=True) \
+            if node else ("{}\n" if kind == "MappingNode" else "[]\n")
+    else:
+        kind, contents = "ScalarNode", _text(node) + "\n"
+    return KustomizeError(f"wrong node kind: expected {expected} but got {kind}: node contents:\n{contents}")
 
 
 def _text(value: object) -> str:
