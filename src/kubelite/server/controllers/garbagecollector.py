@@ -6,7 +6,8 @@ What kube-controller-manager's garbage collector does, over every resource:
 - an owner deleted in the foreground (`foregroundDeletion` finalizer) first has its dependents
   deleted — in the foreground too when they have dependents of their own, so the cascade waits
   all the way down — and loses the finalizer once no dependent that blocks it
-  (`blockOwnerDeletion: true`) is left;
+  (`blockOwnerDeletion: true`) is left; in a cycle of such owners, a dependent whose own
+  dependent already waits so loses its blocking first (upstream's cycle breaking);
 - an owner deleted with the `orphan` finalizer has its reference removed from every dependent
   (the field disappears with the last one), then loses the finalizer.
 
@@ -30,6 +31,11 @@ def _uid(obj: dict) -> str | None:
 
 def _refs(obj: dict) -> list[dict]:
     return [r for r in (obj.get("metadata") or {}).get("ownerReferences") or [] if isinstance(r, dict)]
+
+
+def _blocking(obj: dict) -> set[str]:
+    """Uids of the owners whose deletion `obj` blocks."""
+    return {r.get("uid") for r in _refs(obj) if r.get("blockOwnerDeletion")}
 
 
 def _deleting_with(obj: dict, finalizer: str) -> bool:
@@ -80,6 +86,8 @@ class GarbageCollector(Controller):
             self.queue.add(ident)
         if previous_owners - owners:
             self._requeue_owners(previous_owners - owners)  # a reference removed unblocks its owner
+        if old is not None and _blocking(old) != _blocking(obj):
+            self._requeue_owners(owners)  # a reference no longer blocking unblocks its owner too
         if _deleting_with(obj, ORPHAN) or _deleting_with(obj, FOREGROUND):
             self.queue.add(ident)
 
@@ -154,6 +162,14 @@ class GarbageCollector(Controller):
             return
         if waiting and self._dependents.get(meta.get("uid")):
             policy = "Foreground"  # the cascade stays in the foreground all the way down
+            if self._a_dependent_waits(meta.get("uid")):
+                # A cycle (or what looks like one): this object's owner waits for it and one of its
+                # own dependents waits for its dependents. Upstream makes this object's references
+                # non-blocking first, so that the cycle unwinds instead of waiting forever.
+                unblocked = [{**r, "blockOwnerDeletion": False} if r.get("blockOwnerDeletion") else r
+                             for r in _refs(obj)]
+                self.client.patch(rid, namespace, meta["name"],
+                                  {"metadata": {"ownerReferences": unblocked, "uid": meta.get("uid")}}, MERGE)
         elif ORPHAN in (meta.get("finalizers") or []):
             policy = "Orphan"
         elif FOREGROUND in (meta.get("finalizers") or []):
@@ -161,6 +177,14 @@ class GarbageCollector(Controller):
         else:
             policy = "Background"
         self.client.delete(rid, namespace, meta["name"], propagation=policy, uid=meta.get("uid"))
+
+    def _a_dependent_waits(self, uid: str) -> bool:
+        """Whether a dependent of `uid` is itself deleting its dependents first."""
+        for dep_ident in self._dependents.get(uid, ()):
+            _, dep = self._lookup(dep_ident)
+            if dep is not None and _deleting_with(dep, FOREGROUND):
+                return True
+        return False
 
     def _owner_state(self, ref: dict, namespace: str) -> str | None:
         """'solid', 'gone' or 'waiting' (deleting its dependents first); None when unresolvable."""

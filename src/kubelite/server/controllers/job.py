@@ -9,6 +9,7 @@ Pod events and status-only changes of the Job reach it after a 1 s batch as upst
 from __future__ import annotations
 
 import copy
+import itertools
 from dataclasses import dataclass, field
 
 from kubelite.server.clock import parse_time
@@ -18,6 +19,9 @@ from kubelite.server.errors import StatusError
 from kubelite.server.controllers.job_pods import job_pod
 
 BATCH_PERIOD = 1.0
+# Most pods one sync creates or deletes (upstream's MaxPodCreateDeletePerSync): a Job asking for
+# millions of pods gets them 500 at a time, and the other controllers go on meanwhile.
+MAX_PODS_PER_SYNC = 500
 MANAGED_BY = "kubernetes.io/job-controller"
 COMPLETIONS_REACHED = ("CompletionsReached", "Reached expected number of succeeded pods")
 BACKOFF_EXCEEDED = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
@@ -165,6 +169,15 @@ class JobController(Controller):
                 t.index_failures[index] = max(t.index_failures.get(index, 0), failures)
                 if failures > spec["backoffLimitPerIndex"] or action == "FailIndex":
                     t.failed_indexes.add(index)
+        for pod in pods:
+            # A failure already counted (its finalizer gone) still starts the backoff of the next
+            # pod, as upstream's backoff record remembers it: else a replacement came a second later.
+            if jp.has_finalizer(pod) or not jp.is_failed(pod, job) or \
+                    jp.match_failure_policy(job, pod)[0] == "Ignore":
+                continue
+            finished = self._finished_at(pod)
+            if finished is not None:
+                t.last_failure = max(t.last_failure or 0.0, finished)
         for pod in pods:  # failures per index so far: a failed pod adds one to the count it carries
             index = jp.pod_index(pod)
             if index is not None:
@@ -179,13 +192,19 @@ class JobController(Controller):
         except ValueError:
             return 0
 
-    def _finish_time(self, pod: dict) -> float | None:
+    def _finish_time(self, pod: dict) -> float:
+        finished = self._finished_at(pod)
+        return self.clock.time() if finished is None else finished
+
+    @staticmethod
+    def _finished_at(pod: dict) -> float | None:
+        """When the pod's last container terminated (None if none says)."""
         times = []
         for cs in (pod.get("status") or {}).get("containerStatuses") or []:
             term = (cs.get("state") or {}).get("terminated") or {}
             if term.get("finishedAt"):
                 times.append(parse_time(term["finishedAt"]))
-        return max((t for t in times if t is not None), default=self.clock.time())
+        return max((t for t in times if t is not None), default=None)
 
     def _manage(self, key: str, job: dict, status: dict, t: Tally) -> tuple[int, int]:
         """Create or delete pods toward the wanted number of active ones."""
@@ -201,17 +220,17 @@ class JobController(Controller):
             want = max(0, min(parallelism, completions - succeeded))
         if want < len(t.active):
             extra = sorted(t.active, key=lambda p: (jp.is_ready(p), p["metadata"].get("creationTimestamp") or ""))
-            return 0, self._delete_pods(job, extra[:len(t.active) - want], untrack=True)
-        missing = want - len(t.active) - self._terminating_if_replaced_when_failed(job, t)
+            return 0, self._delete_pods(job, extra[:min(len(t.active) - want, MAX_PODS_PER_SYNC)], untrack=True)
+        missing = min(want - len(t.active) - self._terminating_if_replaced_when_failed(job, t), MAX_PODS_PER_SYNC)
         if missing and not self._backoff_over(key, job, status, t):
             return 0, 0
         return self._create_pods(key, job, [None] * missing, t), 0
 
     def _manage_indexed(self, key: str, job: dict, t: Tally, parallelism: int, completions: int) -> int:
         busy = {jp.pod_index(p) for p in t.active} | {jp.pod_index(p) for p in t.terminating}
-        todo = [i for i in range(completions) if i not in t.completed and i not in busy and i not in t.failed_indexes]
         room = max(0, parallelism - len(t.active) - self._terminating_if_replaced_when_failed(job, t))
-        todo = todo[:room]
+        todo = list(itertools.islice((i for i in range(completions) if i not in t.completed and i not in busy
+                                      and i not in t.failed_indexes), min(room, MAX_PODS_PER_SYNC)))
         if todo and not self._backoff_over(key, job, job.get("status") or {}, t):
             return 0
         return self._create_pods(key, job, todo, t)

@@ -162,4 +162,5 @@ def success_policy_met(job: dict, succeeded_indexes: set[int]) -> int | None:
 def backoff_delay(failures: int) -> float:
     if failures <= 0:
         return 0.0
-    return min(BACKOFF_BASE * 2 ** (failures - 1), BACKOFF_MAX)
+    # the exponent capped: 2 ** 1024 is no float (a backoffLimit in the millions reaches it)
+    return min(BACKOFF_BASE * 2 ** min(failures - 1, 64), BACKOFF_MAX)

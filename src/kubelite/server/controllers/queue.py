@@ -49,7 +49,8 @@ class WorkQueue:
         if n == 0:
             self.add(key)
         else:
-            self.add_after(key, min(_BACKOFF_START * 2 ** (n - 1), _BACKOFF_MAX))
+            # the exponent capped: after 1,024 failures 2 ** n would be no float
+            self.add_after(key, min(_BACKOFF_START * 2 ** min(n - 1, 64), _BACKOFF_MAX))
 
     def forget(self, key: str) -> None:
         """`key` succeeded: its backoff starts over."""

@@ -20,6 +20,9 @@ from kubelite.server.errors import StatusError
 
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
+# Most pods one sync of a Parallel set creates or deletes: the rest come in the next syncs (the
+# new pods' events bring the set back), so a set of 100,000 replicas never holds the one worker.
+MAX_PODS_PER_SYNC = 500
 _STATUS_ORDER = ("observedGeneration", "replicas", "readyReplicas", "currentReplicas", "updatedReplicas",
                  "currentRevision", "updateRevision", "collisionCount", "availableReplicas")
 
@@ -89,6 +92,7 @@ class StatefulSetController(Controller):
         spec = sts.get("spec") or {}
         first, end = ordinal_range(sts)
         ordered = spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
+        changed = 0  # pods created or deleted in this sync
         for i in range(first, end):
             pod = pods.get(i)
             if pod is not None and (pod.get("status") or {}).get("phase") in ("Failed", "Succeeded") \
@@ -103,7 +107,8 @@ class StatefulSetController(Controller):
                 created = self._create(sts, i, self._revision_for(sts, i, current, update))
                 if created is not None:
                     pods[i] = created
-                if ordered:
+                changed += 1
+                if ordered or changed >= MAX_PODS_PER_SYNC:
                     return 0
                 continue
             if ordered and (pod_is_terminating(pod) or not running_and_ready(pod)):
@@ -118,7 +123,8 @@ class StatefulSetController(Controller):
             if ordered and any(not running_and_ready(p) for j, p in pods.items() if j != i):
                 return 0
             self._delete(sts, pod)
-            if ordered:
+            changed += 1
+            if ordered or changed >= MAX_PODS_PER_SYNC:
                 return 0
         if condemned:
             return 0
