@@ -266,6 +266,78 @@ def test_recorded_unknown_directive_is_a_plain_500(api):
                                 "message": "unknown patch type: explode in map: map[$patch:explode name:c]"}
 
 
+# Patches whose result kube-apiserver decodes into a Go type (found by the fuzz suite: each was
+# a panic or a 500 with Python text). patch.go: the patched JSON is decoded into the endpoint's
+# type (422 "patch: Invalid value" with encoding/json's words); null metadata is an empty
+# ObjectMeta; the field manager's UpdateNoErrors drops managedFields it cannot compute, and
+# validation then refuses the object.
+
+def test_patch_leaving_metadata_null_keeps_the_object(api):
+    response = api.patch(f"{CMS}/existing", content=b'[{"op":"add","path":"/metadata"}]',
+                         headers={"content-type": JSON_PATCH})
+    assert response.status_code == 200, response.text
+    assert response.json()["metadata"]["name"] == "existing"
+
+
+@pytest.mark.parametrize("content_type,body,problem", [
+    (MERGE_PATCH, b'{"metadata": 226}', "json: cannot unmarshal number into Go struct field Scale.metadata of type "
+                                        "v1.ObjectMeta"),
+    (JSON_PATCH, b'[{"op":"copy","from":"/status","path":"/metadata/resourceVersion"}]',
+     "json: cannot unmarshal object into Go struct field ObjectMeta.metadata.resourceVersion of type string"),
+    (SMP, b'{"metadata": 226}', "cannot restore struct from: int64"),
+])
+def test_scale_patch_of_the_wrong_type_is_invalid(api, content_type, body, problem):
+    response = api.patch(f"{DEPLOYMENTS}/web/scale", content=body, headers={"content-type": content_type})
+    assert response.status_code == 422, response.text
+    got = status(response)
+    assert got["reason"] == "Invalid" and got["message"].startswith(' "" is invalid: patch: Invalid value: ')
+    assert got["message"].endswith(f": {problem}"), got["message"]
+
+
+def test_patch_the_field_manager_cannot_read_is_refused_by_validation(api):
+    move = b'[{"op":"move","from":"/status","path":"/spec/template/spec/containers/0"}]'
+    response = api.patch(f"{DEPLOYMENTS}/web", content=move, headers={"content-type": JSON_PATCH})
+    assert response.status_code == 422, response.text
+    assert status(response)["message"].startswith('Deployment.apps "web" is invalid: ')
+
+
+WIDGETS = "/apis/fuzz.example.com/v1/namespaces/default/widgets"
+
+
+@pytest.fixture(scope="module")
+def widget(api):
+    import time
+
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.fuzz.example.com"},
+           "spec": {"group": "fuzz.example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                                  "schema": {"openAPIV3Schema": {"type": "object",
+                                                                 "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    assert api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd).status_code == 201
+    deadline = time.monotonic() + 60
+    while api.get(WIDGETS).status_code != 200:
+        assert time.monotonic() < deadline, "the CRD was never served"
+    body = {"apiVersion": "fuzz.example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1}}
+    assert api.post(WIDGETS, json=body).status_code == 201
+    return f"{WIDGETS}/w"
+
+
+@pytest.mark.parametrize("subresource", ["", "/status"])
+@pytest.mark.parametrize("content_type,body,problem", [
+    (MERGE_PATCH, b'{"metadata": "x"}', "json: cannot unmarshal string into Go value of type v1.ObjectMeta"),
+    (MERGE_PATCH, b'{"metadata": []}', "json: cannot unmarshal array into Go value of type v1.ObjectMeta"),
+    (JSON_PATCH, b'[{"op":"replace","path":"/metadata/resourceVersion","value":{"a":null}}]',
+     "json: cannot unmarshal object into Go struct field ObjectMeta.resourceVersion of type string"),
+])
+def test_custom_resource_metadata_decodes_as_object_meta(api, widget, subresource, content_type, body, problem):
+    # apiextensions' schema coercion reads a custom resource's metadata into an ObjectMeta
+    response = api.patch(widget + subresource, content=body, headers={"content-type": content_type})
+    assert response.status_code == 422, response.text
+    assert status(response)["message"].endswith(f": {problem}"), response.text
+
+
 @pytest.mark.parametrize("body,problem", [
     (b"nope", "invalid character 'o' in literal null (expecting 'u')"),
     (b'{"data":', "unexpected end of JSON input"),

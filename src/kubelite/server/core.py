@@ -399,7 +399,9 @@ class APIServer:
         if not isinstance(patched, dict):
             raise errors.bad_request("the patch did not produce an object")
         warnings = patchcheck.review(r, patch_type, served, patch, patched, opts.field_validation)
-        meta = patched.setdefault("metadata", {})
+        if patched.get("metadata") is None:  # "metadata": null decodes as an empty ObjectMeta
+            patched["metadata"] = {}
+        meta = patched["metadata"]
         if meta.get("name", name) != name:
             raise errors.bad_request("the name of the object (%s) does not match the name on the URL (%s)"
                                      % (meta.get("name"), name))

@@ -51,7 +51,7 @@ def review(r, patch_type: str, original: dict, patch: bytes, patched: dict, vali
         rendered = json_patch_rendering(patched, doc) if patch_type == JSON_PATCH else \
             merge_rendering(patched, doc, original)
         quoted = lambda: go_compact(rendered)  # noqa: E731
-        problem = None if r.crd else decode_problem(rendered, r)
+        problem = custom_metadata_problem(rendered) if r.crd else decode_problem(rendered, r)
     if problem:
         raise invalid_patch(quoted(), problem)
     unknown = prune_object(r, patched)
@@ -151,6 +151,22 @@ def decode_problem(rendered: dict, r) -> str | None:
         from kubelite.server.core import _decode_kind_error
 
         return _decode_kind_error(r, target)
+    return None
+
+
+def custom_metadata_problem(rendered) -> str | None:
+    """A custom resource decodes into unstructured data, but its metadata into an ObjectMeta
+    (apiextensions' schema coercion): what encoding/json says when that fails, or None."""
+    from kubelite import schema as schemas
+    from kubelite.server import typecheck
+
+    if not isinstance(rendered, dict) or rendered.get("metadata") is None:
+        return None
+    object_meta = schemas.for_kind("v1", "ConfigMap").field("metadata")  # any kind's ObjectMeta
+    try:
+        typecheck.check(rendered["metadata"], object_meta)
+    except typecheck.DecodeError as err:
+        return str(err)
     return None
 
 

@@ -25,18 +25,37 @@ def decoded(patch_type: str, current: dict, patch: bytes, patched) -> object:
     if not isinstance(patched, dict):
         return patched
     if patch_type == STRATEGIC_PATCH:
+        from kubelite.server import patchcheck
+
+        problem = patchcheck.conversion_problem(patched, _SCALE)  # copied into the Scale struct
+        if problem:
+            from kubelite.server.handlers.jsonbody import loads
+
+            raise patchcheck.invalid_patch(patchcheck.go_print(loads(patch)), problem)
         return {**patched, "kind": SCALE_KIND, "apiVersion": SCALE_API_VERSION}
-    kind, api_version = patched.get("kind"), patched.get("apiVersion")
-    if (kind, api_version) == (SCALE_KIND, SCALE_API_VERSION) or not isinstance(kind, str) or not kind:
-        return patched
     from kubelite.server import patchcheck
     from kubelite.server.handlers.jsonbody import loads
     from kubelite.server.patching import JSON_PATCH
 
+    kind, api_version = patched.get("kind"), patched.get("apiVersion")
     doc = loads(patch)
     rendered = patchcheck.json_patch_rendering(patched, doc) if patch_type == JSON_PATCH else \
         patchcheck.merge_rendering(patched, doc, current)
+    if (kind, api_version) == (SCALE_KIND, SCALE_API_VERSION) or not isinstance(kind, str) or not kind:
+        # decoded into the Scale: a wrongly typed field is the decoder's 422
+        problem = patchcheck.decode_problem(rendered, _SCALE)
+        if problem:
+            raise patchcheck.invalid_patch(patchcheck.go_compact(rendered), problem)
+        return patched
     raise patchcheck.invalid_patch(patchcheck.go_compact(rendered), _conversion_error(kind, api_version))
+
+
+class _ScaleType:
+    """The endpoint's Go type, as patchcheck reads a resource: autoscaling/v1 Scale."""
+    api_version, kind, crd = SCALE_API_VERSION, SCALE_KIND, None
+
+
+_SCALE = _ScaleType()
 
 
 def _conversion_error(kind, api_version) -> str:

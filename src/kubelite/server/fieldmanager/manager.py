@@ -85,8 +85,17 @@ class FieldManager:
             if not entries:
                 entries = mf.decode(old_meta.get("managedFields")) or []
         if sent != "reset" and (entries or creating):
-            entries = self._update_entries(r, old if old is not None else zero_object(r), new, entries,
-                                           manager or DEFAULT_MANAGER, subresource)
+            try:
+                entries = self._update_entries(r, old if old is not None else zero_object(r), new, entries,
+                                               manager or DEFAULT_MANAGER, subresource)
+            except typed.ValueMismatch as err:
+                # kube-apiserver's UpdateNoErrors: an object the typed comparison cannot read
+                # (validation refuses it next) loses its managedFields rather than failing here
+                import logging
+
+                logging.getLogger("kubelite.server").error(
+                    "[SHOULD NOT HAPPEN] failed to update managedFields: %s", err)
+                entries = []
         _set_managed(meta, mf.encode(entries))
         return new
 
