@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import time
 
 import pytest
 
@@ -28,16 +27,22 @@ def _get(served, cache, cwd, ns: str, what: str) -> dict:
     return json.loads(r.stdout) if r.returncode == 0 else {}
 
 
-def _quiet(served, cache, cwd, ns: str) -> bool:
-    """Nothing in the namespace changes over half a second (the recorder waited for 3 s of it)."""
-    def snapshot():
+QUIET_LOOKS = 3  # looks in a row (a poll's interval apart) that must see the same objects
+
+
+def _quiet(served, cache, cwd, ns: str):
+    """A check for poll(): true once QUIET_LOOKS looks in a row see the namespace's objects at the
+    same resourceVersions, i.e. nothing changed over the poll's intervals (the recorder waited for
+    3 s without watch events)."""
+    looks: list[str] = []
+
+    def check() -> bool:
         r = kubectl(served, cache, ["get", "-n", ns, "statefulsets,daemonsets,pods,controllerrevisions", "-o",
                                     "jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}"],
                     cwd)
-        return r.stdout
-    before = snapshot()
-    time.sleep(0.5)  # the condition is "no change for a while": it needs a while to observe
-    return snapshot() == before
+        looks.append(r.stdout if r.returncode == 0 else f"error {len(looks)}")
+        return len(looks) >= QUIET_LOOKS and len(set(looks[-QUIET_LOOKS:])) == 1
+    return check
 
 
 def wait_step(served, cache, cwd, ns: str, text: str) -> None:
@@ -73,7 +78,7 @@ def wait_step(served, cache, cwd, ns: str, text: str) -> None:
         assert poll(only), text
         return
     if text.startswith("wait until quiet"):
-        assert poll(lambda: _quiet(served, cache, cwd, ns)), text
+        assert poll(_quiet(served, cache, cwd, ns)), text
 
 
 def compare(argv: list[str], code: int, stdout: str, got) -> tuple | None:

@@ -54,14 +54,24 @@ def test_future_resource_version_waits_then_504(api, client):
     assert response.json() == want
 
 
-def test_future_resource_version_is_served_once_reached(api, client):
+def test_future_resource_version_is_served_once_reached(api, client, monkeypatch):
     target = api.store.current_revision() + 1
+    waiting = threading.Event()
+    revision = api.store.current_revision
 
-    def write_soon():
-        time.sleep(0.5)
-        client.post(CONFIGMAPS, json={"metadata": {"name": "late"}})
+    def looked_at_revision() -> int:
+        current = revision()
+        if current < target:
+            waiting.set()  # the list is waiting for the revision it asked for
+        return current
 
-    writer = threading.Thread(target=write_soon)
+    monkeypatch.setattr(api.store, "current_revision", looked_at_revision)
+
+    def write_once_the_list_waits():
+        if waiting.wait(timeout=10):
+            client.post(CONFIGMAPS, json={"metadata": {"name": "late"}})
+
+    writer = threading.Thread(target=write_once_the_list_waits)
     writer.start()
     response = client.get(CONFIGMAPS, params={"resourceVersion": str(target)})
     writer.join()

@@ -125,33 +125,44 @@ def test_api_resources(cluster):
 
 
 def test_watch_receives_an_event(cluster):
+    """A ConfigMap made before the watch shows in its first list; one made once that list is out
+    comes as an event (the watch starts from the list's resourceVersion, so nothing is missed
+    however late the watch connects)."""
+    import select
+    import time
+
     server, base = cluster
+    kubectl(cluster, "create", "configmap", "listed")
     proc = subprocess.Popen([KUBECTL, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(base / "cache"),
                              "get", "configmaps", "-w", "--output-watch-events", "-o", "name"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        import time
 
-        time.sleep(1.5)
-        kubectl(cluster, "create", "-f", "-",
-                stdin="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\ndata:\n  a: b\n")
+    def read_until(name: str, deadline: float) -> list[str]:
         seen = []
-        deadline = time.monotonic() + 15
-        import select
-
         while time.monotonic() < deadline:
             ready, _, _ = select.select([proc.stdout], [], [], 0.5)
             if ready:
                 line = proc.stdout.readline()
-                seen.append(line.strip())
-                if "configmap/watched" in line:
+                if not line:
                     break
-        assert any("configmap/watched" in line for line in seen), seen
+                seen.append(line.strip())
+                if f"configmap/{name}" in line:
+                    break
+        return seen
+
+    try:
+        listed = read_until("listed", time.monotonic() + 30)
+        assert any("configmap/listed" in line for line in listed), listed
+        kubectl(cluster, "create", "-f", "-",
+                stdin="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\ndata:\n  a: b\n")
+        seen = read_until("watched", time.monotonic() + 15)
+        assert "configmap/watched" in seen, seen
     finally:
         proc.kill()
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+        kubectl(cluster, "delete", "configmap", "listed", "watched", check=False)
 
 
 def test_delete(cluster, manifest):

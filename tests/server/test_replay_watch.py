@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -65,18 +64,18 @@ def server():
 def _watch(server, url, actions, headers=None) -> list[dict]:
     events: list[dict] = []
 
-    def read():
-        with server.client.stream("GET", url, headers=headers) as response:
-            for line in response.iter_lines():
-                if line:
-                    events.append(json.loads(line))
+    def read(response):
+        for line in response.iter_lines():
+            if line:
+                events.append(json.loads(line))
 
-    reader = threading.Thread(target=read)
-    reader.start()
-    time.sleep(0.3)
-    for method, path, body, ctype in actions:
-        server.must(method, path, body, ctype)
-    reader.join(timeout=10)
+    # entered here: the watch has answered (it is open) before anything is written
+    with server.client.stream("GET", url, headers=headers) as response:
+        reader = threading.Thread(target=read, args=(response,))
+        reader.start()
+        for method, path, body, ctype in actions:
+            server.must(method, path, body, ctype)
+        reader.join(timeout=10)
     return events
 
 

@@ -5,10 +5,10 @@ made by the other (the store's watch polls the shared database).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import ssl
 import threading
-import time
 
 import httpx
 import pytest
@@ -52,11 +52,10 @@ def test_each_sees_the_others_writes(pair):
     assert {"from-serve", "from-inprocess"} <= names
 
 
-def _collect(client_stream, events: list) -> None:
-    with client_stream as response:
-        for line in response.iter_lines():
-            if line:
-                events.append(json.loads(line))
+def _collect(response, events: list) -> None:
+    for line in response.iter_lines():
+        if line:
+            events.append(json.loads(line))
 
 
 def test_watch_in_one_sees_writes_from_the_other(pair):
@@ -64,19 +63,17 @@ def test_watch_in_one_sees_writes_from_the_other(pair):
     rv = remote.get(NS).json()["metadata"]["resourceVersion"]
     remote_events: list = []
     local_events: list = []
-    readers = [
-        threading.Thread(target=_collect, args=(remote.stream(
-            "GET", f"{NS}?watch=1&resourceVersion={rv}&timeoutSeconds=3"), remote_events)),
-        threading.Thread(target=_collect, args=(local.client.stream(
-            "GET", f"{NS}?watch=1&resourceVersion={rv}&timeoutSeconds=3"), local_events)),
-    ]
-    for reader in readers:
-        reader.start()
-    time.sleep(0.5)
-    local.must("POST", NS, _cm("w-local", "1"))
-    assert remote.post(NS, json=_cm("w-remote", "1")).status_code == 201
-    for reader in readers:
-        reader.join(timeout=15)
+    with contextlib.ExitStack() as streams:
+        # entered here: each watch has answered (it is open) before anything is written
+        readers = [threading.Thread(target=_collect, args=(streams.enter_context(client.stream(
+            "GET", f"{NS}?watch=1&resourceVersion={rv}&timeoutSeconds=3")), events))
+            for client, events in ((remote, remote_events), (local.client, local_events))]
+        for reader in readers:
+            reader.start()
+        local.must("POST", NS, _cm("w-local", "1"))
+        assert remote.post(NS, json=_cm("w-remote", "1")).status_code == 201
+        for reader in readers:
+            reader.join(timeout=15)
     for events in (remote_events, local_events):
         assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
             ("ADDED", "w-local"), ("ADDED", "w-remote")]
