@@ -465,9 +465,9 @@ def _op_copy(root, operation, budget: list[int] | None = None):
     if found is None:
         raise _missing_path(
             f"copy operation does not apply: doc is missing destination path: {path}")
-    copied = _go_deep_copy(value)
     if budget is not None:
-        _spend(budget, copied)
+        _spend(budget, value)  # before copying: a refused copy costs no copy
+    copied = _go_deep_copy(value)
     try:
         _add(*found, copied)
     except _Failure as failure:
@@ -492,11 +492,18 @@ def _spend(budget: list[int], copied: object) -> None:
 
 
 def _marshalled_size(value: object) -> int:
-    if value is COPIED_NULL:
+    """The size of the value's copy as the library marshals it (its nulls, sentinels or not, as null)."""
+    if value is OP_NULL or value is COPIED_NULL:
         return 4
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_null)
     # encoding/json writes <, > and & as \u003c-style escapes (5 bytes more each).
     return len(text.encode()) + 5 * sum(text.count(ch) for ch in "<>&")
+
+
+def _null(value: object) -> None:
+    if value is OP_NULL or value is COPIED_NULL:
+        return None
+    raise TypeError(f"not a JSON value: {value!r}")
 
 
 def _unknown(root, operation):

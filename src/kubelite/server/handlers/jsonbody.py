@@ -39,9 +39,29 @@ class HugeNumber(FloatLiteral):
     the number has to be kept, so it must not survive decoding."""
 
 
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _may_nest_too_deep(data: bytes) -> bool:
+    """Whether `data` could nest deeper than Go's limit: its brackets outside string literals
+    counted in C-speed passes (an unterminated string only makes the answer more cautious)."""
+    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return False  # cannot nest deeper than it has openers
+    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    if brackets.count(b"[") + brackets.count(b"{") <= MAX_DEPTH:
+        return False
+    depth = 0
+    for byte in brackets:
+        depth += 1 if byte in (0x5B, 0x7B) else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
+
+
 def loads(data: bytes, object_pairs_hook=None):
     """The JSON value of `data` as Go decodes it into unstructured values."""
-    if data.count(b"[") + data.count(b"{") > MAX_DEPTH:
+    if _may_nest_too_deep(data):
         problem = syntax_error(data)  # deep enough to matter: Go's depth limit decides
         if problem:
             raise JSONBodyError(problem)
