@@ -394,6 +394,66 @@ def test_a_request_running_too_long_ends_with_504(monkeypatch):
     assert healthz.text == "ok"
 
 
+# -- the client's ?timeout= and serve --request-timeout (WithRequestDeadline) -----------------
+# A LIST at a resourceVersion the store has not reached waits 3 s for it (the watch cache's
+# wait): a request that runs long without stubbing anything.
+
+FUTURE = "99999999999"
+TIMED_OUT = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+             "message": "Timeout: request did not complete within requested timeout - context deadline exceeded",
+             "reason": "Timeout", "details": {}, "code": 504}
+
+
+def test_client_timeout_shorter_than_the_limit_ends_the_request_with_504(api):
+    response = api.get(CMS, params={"resourceVersion": FUTURE, "timeout": "200ms"})
+    assert response.status_code == 504
+    assert status(response) == TIMED_OUT
+
+
+def test_request_timeout_caps_the_client_timeout():
+    with Cluster("memory://", clock=FakeClock(), controllers=False) as cluster:
+        cluster.app.request_timeout = 0.2  # serve --request-timeout=200ms
+        with cluster.http_client() as client:
+            response = client.get(CMS, params={"resourceVersion": FUTURE, "timeout": "1h"})
+    assert response.status_code == 504
+    assert status(response) == TIMED_OUT
+
+
+@pytest.mark.parametrize("value,problem", [
+    ("abc", 'time: invalid duration "abc"'),
+    ("30", 'time: missing unit in duration "30"'),
+    ("1d", 'time: unknown unit "d" in duration "1d"'),
+])
+def test_bad_client_timeout_is_400(api, value, problem):
+    response = api.get(CMS, params={"timeout": value})
+    assert response.status_code == 400
+    assert status(response) == bad_request(f"invalid timeout specified in the request URL - {problem}")
+
+
+@pytest.mark.parametrize("value", ["0s", "-5s", "2h"])
+def test_client_timeout_outside_the_range_means_the_limit(api, value):
+    assert api.get(CMS, params={"timeout": value}).status_code == 200
+
+
+def test_watches_do_not_read_the_timeout_parameter(api):
+    # long-running requests skip WithRequestDeadline: no 400, the watch runs its timeoutSeconds
+    with api.stream("GET", CMS, params={"watch": "1", "timeout": "abc", "timeoutSeconds": "1"}) as response:
+        assert response.status_code == 200
+        response.read()
+
+
+def test_go_durations():
+    from kubelite.server.gotime import parse_duration
+
+    assert parse_duration("1h2m3.5s") == 3723.5
+    assert parse_duration("-1.5ms") == -0.0015
+    assert parse_duration("250\u00b5s") == 0.00025
+    assert parse_duration("0") == 0.0
+    for text in ("", "-", ".s", "1.5.5s", "2562048h"):
+        with pytest.raises(ValueError, match="^time: (invalid duration|missing unit)"):
+            parse_duration(text)
+
+
 # -- metav1.Time: time.Parse(RFC3339)'s own errors (apimachinery meta/v1 time.go) --------------
 
 @pytest.mark.parametrize("text,problem", [

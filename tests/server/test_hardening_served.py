@@ -194,3 +194,29 @@ def _read_until_end(sock: socket.socket, deadline: float) -> bytes:
         if received.endswith(b"\r\n0\r\n\r\n"):
             break
     return bytes(received)
+
+
+def test_serve_request_timeout_flag(tmp_path):
+    """`kubelite serve --request-timeout` bounds every request that is not a watch (504), and
+    refuses what time.ParseDuration refuses."""
+    import subprocess
+    import sys
+
+    from test_serve_support import serving
+
+    bad = subprocess.run([sys.executable, "-m", "kubelite", "serve", "--data-dir", str(tmp_path / "bad"),
+                          "--request-timeout", "1x"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
+    assert 'time: unknown unit "x" in duration "1x"' in bad.stderr
+    with serving(tmp_path, "--controllers=-*", "--request-timeout=300ms") as server:
+        headers = {"Authorization": f"Bearer {server.token}"}
+        import ssl
+
+        verify = ssl.create_default_context(cafile=server.ca)
+        with httpx.Client(base_url=server.url, verify=verify, headers=headers, timeout=60) as client:
+            # a LIST at a resourceVersion not reached waits 3 s for it: past the limit
+            response = client.get(f"{CMS}?resourceVersion=99999999999")
+            assert response.status_code == 504, response.text
+            assert response.json()["message"] == (
+                "Timeout: request did not complete within requested timeout - context deadline exceeded")
+            assert client.get(CMS).status_code == 200

@@ -46,6 +46,9 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--leader-elect-lease-duration", type=_duration, default=15.0)
     parser.add_argument("--leader-elect-renew-deadline", type=_duration, default=10.0)
     parser.add_argument("--leader-elect-retry-period", type=_duration, default=2.0)
+    parser.add_argument("--request-timeout", type=_go_duration, default=60.0, metavar="DURATION",
+                        help="the longest a request that is not a watch may take (Go duration, default 1m0s), "
+                             "as kube-apiserver's flag; a client's ?timeout= may ask for less")
     parser.add_argument("--workers", type=_at_least_one, default=1,
                         help="processes serving the port, on one shared store (default 1)")
     from kubelite.cli.help import installed
@@ -80,6 +83,7 @@ def run(argv: list[str]) -> int:
         if tokens:
             server.app.auth.authn.add_tokens(tokens)
         server.app.auth.authn.anonymous = args.anonymous_auth
+        server.app.request_timeout = args.request_timeout
     except Exception as err:  # a clear one-line error, never a traceback
         print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
         return 1
@@ -156,6 +160,21 @@ def _static_tokens(path: str | None) -> dict:
     from kubelite.server.auth.authn import read_token_file
 
     return read_token_file(path)
+
+
+def _go_duration(text: str) -> float:
+    """A flag taking time.ParseDuration's syntax, as kube-apiserver's --request-timeout."""
+    import argparse
+
+    from kubelite.server.gotime import parse_duration
+
+    try:
+        seconds = parse_duration(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    return seconds
 
 
 def _duration(text: str) -> float:

@@ -28,6 +28,9 @@ log = logging.getLogger("kubelite.server")
 
 MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
 REQUEST_TIMEOUT = 60.0  # kube-apiserver's --request-timeout for requests that are not watches
+# kube-apiserver's BasicLongRunningRequestCheck: these run past the request timeout
+_LONG_RUNNING_VERBS = ("watch", "proxy")
+_LONG_RUNNING_SUBRESOURCES = ("attach", "exec", "proxy", "log", "portforward")
 # What kube-apiserver answers when a handler panics: the detail goes to the log only.
 PANIC_MESSAGE = "This request caused apiserver to panic. Look in the logs for details.\n"
 _HEALTH = ("/healthz", "/readyz", "/livez")
@@ -45,6 +48,8 @@ class App:
         allow_go_depth()  # Go's decoders take 10,000-deep documents: so must every handler
         # Set on shutdown so that open watch streams end and the server can stop promptly.
         self.stopping: asyncio.Event | None = None
+        # serve --request-timeout; None: REQUEST_TIMEOUT
+        self.request_timeout: float | None = None
 
     async def __call__(self, scope, receive, send):
         kind = scope["type"]
@@ -118,20 +123,41 @@ class App:
         except StatusError as err:
             return _error_response(err, request)
         try:
-            return await asyncio.wait_for(self._dispatch(request), REQUEST_TIMEOUT)
+            limit = self._deadline(request)
+            return await asyncio.wait_for(self._dispatch(request), limit)
         except StatusError as err:
             return _error_response(err, request)
         except StorageError as err:  # the store failed (etcd unreachable): kube-apiserver's InternalError
             log.warning("%s %s: storage: %s", request.method, request.path, err)
             return _error_response(internal_error(str(err)), request)
         except asyncio.TimeoutError:
-            log.warning("%s %s did not complete within %ss", request.method, request.path, REQUEST_TIMEOUT)
+            log.warning("%s %s did not complete within %ss", request.method, request.path, limit)
             err = timeout("request did not complete within requested timeout - context deadline exceeded")
             err.has_details = True  # NewTimeoutError always sends details, here empty
             return _error_response(err, request)
         except Exception:  # a bug: answered as a Go panic is, the detail only in the log
             log.exception("internal error serving %s %s", request.method, request.path)
             return text_response(PANIC_MESSAGE, status=500)
+
+    def _deadline(self, request: Request) -> float:
+        """kube-apiserver's WithRequestDeadline: the client's `?timeout=` (a Go duration) when
+        positive and below --request-timeout, else --request-timeout; long-running requests
+        (watches, logs, exec...) are not bounded here, and do not read the parameter."""
+        maximum = self.request_timeout if self.request_timeout is not None else REQUEST_TIMEOUT
+        text = request.query.get("timeout")
+        if not text:
+            return maximum
+        info = parse_request(request.method, request.path, request.query)
+        if info.verb in _LONG_RUNNING_VERBS or info.subresource in _LONG_RUNNING_SUBRESOURCES:
+            return maximum
+        from kubelite.server.errors import bad_request
+        from kubelite.server.gotime import parse_duration
+
+        try:
+            wanted = parse_duration(text)
+        except ValueError as err:
+            raise bad_request(f"invalid timeout specified in the request URL - {err}") from None
+        return wanted if 0 < wanted < maximum else maximum
 
     async def _dispatch(self, request: Request):
         path = request.path

@@ -128,3 +128,60 @@ def _days_in(month: int, year: int) -> int:
         leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
         return 29 if leap else 28
     return 30 if month in (4, 6, 9, 11) else 31
+
+
+_DURATION_UNITS = {"ns": 1, "us": 1_000, "\u00b5s": 1_000, "\u03bcs": 1_000, "ms": 1_000_000,
+                   "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000}
+_INT64_MAX = (1 << 63) - 1
+
+
+def parse_duration(text: str) -> float:
+    """time.ParseDuration, in seconds; ValueError with Go's message when it refuses `text`."""
+    invalid = ValueError("time: invalid duration " + go_time_quote(text))
+    rest, negative = text, False
+    if rest[:1] in ("-", "+"):
+        negative, rest = rest[0] == "-", rest[1:]
+    if rest == "0":
+        return 0.0
+    if not rest:
+        raise invalid
+    total = 0  # nanoseconds
+    while rest:
+        if not (rest[0] == "." or _is_digit(rest[0])):
+            raise invalid
+        whole = _leading(rest, _is_digit)
+        rest = rest[len(whole):]
+        fraction = ""
+        if rest[:1] == ".":
+            fraction = _leading(rest[1:], _is_digit)
+            rest = rest[1 + len(fraction):]
+            if not whole and not fraction:
+                raise invalid
+        unit = _leading(rest, lambda ch: not (ch == "." or _is_digit(ch)))
+        if not unit:
+            raise ValueError("time: missing unit in duration " + go_time_quote(text))
+        rest = rest[len(unit):]
+        scale = _DURATION_UNITS.get(unit)
+        if scale is None:
+            raise ValueError(f"time: unknown unit {go_time_quote(unit)} in duration {go_time_quote(text)}")
+        value = int(whole or "0")
+        if value > _INT64_MAX // scale:
+            raise invalid
+        nanos = value * scale
+        if fraction:
+            nanos += int(int(fraction) * scale / 10 ** len(fraction))  # Go truncates the same way
+        total += nanos
+        if total > _INT64_MAX + (1 if negative else 0):
+            raise invalid
+    return (-total if negative else total) / 1e9
+
+
+def _is_digit(ch: str) -> bool:
+    return "0" <= ch <= "9"
+
+
+def _leading(text: str, accept) -> str:
+    end = 0
+    while end < len(text) and accept(text[end]):
+        end += 1
+    return text[:end]
