@@ -26,23 +26,43 @@ _SURROGATE = None
 
 def without_lone_surrogates(value: object) -> object:
     """`value` with every lone UTF-16 surrogate (Python keeps "\\ud800" escapes as such) replaced
-    by U+FFFD, as Go's decoders do; the same object when there is none."""
+    by U+FFFD, as Go's decoders do, in a copy of the containers. Walked without recursion:
+    documents nest as deep as Go reads them (10,000 levels) whatever the recursion limit."""
     import re
 
     global _SURROGATE
     if _SURROGATE is None:
         _SURROGATE = re.compile("[\ud800-\udfff]")
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        fixed = {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
-        if type(value) is dict:
-            return fixed
-        out = type(value)()  # a dict subclass (duplicate-key tracking) keeps its class and slots
-        for attr in getattr(type(value), "__slots__", ()):
-            setattr(out, attr, getattr(value, attr, None))
-        out.update(fixed)
-        return out
-    if isinstance(value, list):
-        return [without_lone_surrogates(v) for v in value]
-    return value
+    fix = _SURROGATE.sub
+    stack: list[tuple[object, object]] = []
+
+    def copied(item: object) -> object:
+        if isinstance(item, str):
+            return fix("\ufffd", item)
+        if isinstance(item, dict):
+            shell = _empty_like(item)
+        elif isinstance(item, list):
+            shell = []
+        else:
+            return item
+        stack.append((item, shell))
+        return shell
+
+    root = copied(value)
+    while stack:
+        source, target = stack.pop()
+        if isinstance(source, dict):
+            for key, child in source.items():
+                target[copied(key)] = copied(child)  # type: ignore[index]
+        else:
+            target.extend(copied(child) for child in source)  # type: ignore[union-attr]
+    return root
+
+
+def _empty_like(value: dict) -> dict:
+    if type(value) is dict:
+        return {}
+    out = type(value)()  # a dict subclass (duplicate-key tracking) keeps its class and slots
+    for attr in getattr(type(value), "__slots__", ()):
+        setattr(out, attr, getattr(value, attr, None))
+    return out

@@ -1054,10 +1054,15 @@ def _dig(obj, path: str):
 
 
 def _set(obj, path: str, value) -> None:
+    """unstructured.SetNestedField: missing maps are made; a value in the way that is not a map
+    (a custom resource's `spec: null`) is its plain error, a 500 in kube-apiserver too."""
     parts = path.strip(".").split(".")
     node = obj
-    for part in parts[:-1]:
+    for i, part in enumerate(parts[:-1]):
         node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise errors.server_error("value cannot be set because ." + ".".join(parts[:i + 1])
+                                      + " is not a map[string]interface{}")
     node[parts[-1]] = value
 
 

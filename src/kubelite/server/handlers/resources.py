@@ -125,9 +125,17 @@ async def wait_for_revision(api, rv: str | None, match: str | None, cont: str | 
 
 
 def _check_resource_version(text: str | None) -> None:
-    if text and not text.isdigit():
-        raise errors.server_error(f'resourceVersion: Invalid value: "{text}": strconv.ParseUint: parsing '
-                                  f'"{text}": invalid syntax')
+    """strconv.ParseUint(rv, 10, 64)'s refusal, which kube-apiserver answers with a plain 500."""
+    if not text:
+        return
+    if not (text.isascii() and text.isdigit()):
+        problem = "invalid syntax"
+    elif len(text) > 20 or int(text) >= 1 << 64:
+        problem = "value out of range"
+    else:
+        return
+    raise errors.server_error(f'resourceVersion: Invalid value: "{text}": strconv.ParseUint: parsing '
+                              f'"{text}": {problem}')
 
 
 def _get(api, request, info, r, namespace):
