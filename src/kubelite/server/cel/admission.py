@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kubelite.server.admissionrequest import request_fields
 from kubelite.server.cel import CompileError, EvalError, compile_expression, to_cel
 
 _NAMESPACE_META = ("name", "generateName", "namespace", "uid", "resourceVersion", "generation",
@@ -20,26 +21,7 @@ _NAMESPACE_META = ("name", "generateName", "namespace", "uid", "resourceVersion"
 
 def request_value(attr, group: str, version: str, resource: str, kind: str) -> dict:
     """The AdmissionRequest CEL sees: matched kind/resource, the request's own, no objects."""
-    user = attr.user.to_api() if hasattr(attr.user, "to_api") else {"username": str(attr.user or "")}
-    out: dict[str, Any] = {
-        "kind": {"group": group, "version": version, "kind": kind},
-        "resource": {"group": group, "version": version, "resource": resource},
-        "requestKind": {"group": attr.group, "version": attr.version, "kind": attr.kind},
-        "requestResource": {"group": attr.group, "version": attr.version, "resource": attr.resource},
-        "operation": attr.operation,
-        "userInfo": user,
-        "dryRun": bool(attr.dry_run),
-    }
-    if attr.subresource:
-        out["subResource"] = attr.subresource
-        out["requestSubResource"] = attr.subresource
-    if attr.name:
-        out["name"] = attr.name
-    if attr.namespace:
-        out["namespace"] = attr.namespace
-    if attr.options:
-        out["options"] = attr.options
-    return out
+    return request_fields(attr, group, version, resource, kind)
 
 
 def namespace_value(namespace: dict | None) -> dict | None:

@@ -10,6 +10,7 @@ import binascii
 import uuid
 
 from kubelite.schema.goorder import as_served
+from kubelite.server.admissionrequest import request_fields
 
 API_VERSION = "admission.k8s.io/v1"
 
@@ -21,29 +22,14 @@ class InvalidResponse(Exception):
 def request(uid: str, attr, invocation, obj: dict | None, old: dict | None) -> dict:
     """The AdmissionReview sent for `attr`, presented as `invocation`'s group/version/kind (`obj`
     and `old` already in that version)."""
-    user = attr.user.to_api() if hasattr(attr.user, "to_api") else {"username": str(attr.user or "")}
-    body = {
-        "uid": uid,
-        "kind": {"group": invocation.group, "version": invocation.version, "kind": invocation.kind},
-        "resource": {"group": invocation.group, "version": invocation.version, "resource": invocation.resource},
-        "requestKind": {"group": attr.group, "version": attr.version, "kind": attr.kind},
-        "requestResource": {"group": attr.group, "version": attr.version, "resource": attr.resource},
-        "name": attr.name,
-        "namespace": attr.namespace,
-        "operation": attr.operation,
-        "userInfo": user,
-        "object": as_served(obj) if obj is not None else None,
-        "oldObject": as_served(old) if old is not None else None,
-        "dryRun": bool(attr.dry_run),
-        "options": attr.options or None,
-    }
-    if attr.subresource:
-        body["subResource"] = attr.subresource
-        body["requestSubResource"] = attr.subresource
-    if not attr.name:
-        del body["name"]
-    if not attr.namespace:
-        del body["namespace"]
+    fields = request_fields(attr, invocation.group, invocation.version, invocation.resource, invocation.kind)
+    body = {"uid": uid}
+    for key, value in fields.items():
+        if key == "dryRun":  # the objects come before dryRun in Go's AdmissionRequest
+            body["object"] = as_served(obj) if obj is not None else None
+            body["oldObject"] = as_served(old) if old is not None else None
+        body[key] = value
+    body.setdefault("options", None)
     return {"kind": "AdmissionReview", "apiVersion": API_VERSION, "request": body}
 
 
