@@ -36,8 +36,10 @@ What the first full run showed (2 shared cores, load average 4.3-5.5; 131 s):
   quotas and limit ranges; 1 txn); a LIST 4 (1 range, 3 revision reads); a GET 1. Three servers
   on two busy cores do not add throughput: the cores, not a server, are the limit.
   (b) full LIST: 1,000 3.7 ms, 10,000 36 ms (3.6 ms a thousand), 45,000 407 ms, then 55,000 7.0 s
-      and 100,000 7.8 s: past listcache.MAX_ENTRIES (50,000) the encoded items are dropped as they
-      fill, so every LIST decodes and encodes every item again (~20x a thousand).
+      and 100,000 7.8 s: past the encoded-items cache's old bound (50,000 entries) the items were
+      dropped as they filled, so every LIST decoded and encoded every item again (~20x a
+      thousand). The bound is now listcache.MAX_BYTES (256 MiB of encoded items): 100,000
+      ConfigMaps like these fit.
   (c) 20-28 MiB of RSS per 10,000 ConfigMaps held (1,000: 28, 10,000: 27, 100,000: 20), a
       ConfigMap here being ~700 bytes of JSON in a LIST.
 """

@@ -153,3 +153,37 @@ def test_a_write_shows_in_the_next_list(cluster):
                      headers={"content-type": "application/merge-patch+json"}).raise_for_status()
     after, slow = _both(cluster, path)
     assert after == slow and after != before and b'"k":"changed"' in after
+
+
+class _KV:
+    def __init__(self, key: str, mod_revision: int, obj: dict):
+        self.key, self.mod_revision, self.obj = key, mod_revision, obj
+
+
+class _Resource:
+    kind, list_kind, api_version, crd = "ConfigMap", "ConfigMapList", "v1", False
+
+
+def _configmap(name: str, size: int) -> dict:
+    return {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": name}, "data": {"k": "v" * size}}
+
+
+def test_encoded_items_are_bounded_by_bytes_not_by_count():
+    from kubelite.server import listcache
+
+    frame = listcache.ListFrame(_Resource())
+    budget = 40 * (listcache.ENTRY_OVERHEAD + 200)
+    items = listcache.EncodedItems(max_bytes=budget)
+    for i in range(30):  # 30 items of ~180 bytes fit the budget: no cliff at an entry count
+        items.entry(frame, _KV(f"k{i}", 1, _configmap(f"c{i}", 100)), lambda kv: kv.obj)
+    assert len(items) == 30
+    before = items.size
+    # a newer revision of a key replaces its entry: counted once
+    items.entry(frame, _KV("k0", 2, _configmap("c0", 100)), lambda kv: kv.obj)
+    assert len(items) == 30 and items.size == before
+    # keeping the decoded object (a Table was asked for) counts more
+    items.entry(frame, _KV("k1", 1, _configmap("c1", 100)), lambda kv: kv.obj, keep_object=True)
+    assert items.size > before
+    # past the budget the cache starts again rather than growing
+    items.entry(frame, _KV("big", 1, _configmap("big", budget)), lambda kv: kv.obj)
+    assert len(items) == 1 and items.size <= budget + listcache.ENTRY_OVERHEAD + budget + 200

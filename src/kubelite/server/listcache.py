@@ -15,9 +15,12 @@ import weakref
 
 from kubelite.server.handlers.http import encode_json
 
-# Entries beyond this are dropped all at once (a cache of a few hundred MB of objects would break
-# the server's memory budget; refilling costs one slow LIST).
-MAX_ENTRIES = 50_000
+# Past this many bytes of encoded items the entries are dropped all at once (refilling costs one
+# slow LIST). A budget in bytes rather than entries: 100,000 small objects fit (a few hundred
+# bytes each), a cache of huge objects stays bounded. Entries that also keep their decoded
+# object (Tables) count three times their encoding.
+MAX_BYTES = 256 * 1024 * 1024
+ENTRY_OVERHEAD = 256  # the Entry, its key and the dict slot, roughly
 _EMPTY_LABELS: dict = {}
 # A value no stored object holds: where the items go in a list's encoding.
 MARK = "\x00kubelite-list-items\x00"
@@ -84,9 +87,10 @@ class ListFrame:
 class EncodedItems:
     """Thread-safe map from a store key to its latest encoded item."""
 
-    def __init__(self, max_entries: int = MAX_ENTRIES):
+    def __init__(self, max_bytes: int = MAX_BYTES):
         self._entries: dict[str, Entry] = {}
-        self._max = max_entries
+        self._max = max_bytes
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def entry(self, frame: ListFrame, kv, decode, keep_object: bool = False) -> Entry | None:
@@ -98,6 +102,8 @@ class EncodedItems:
         if found is not None and found.mod_revision == kv.mod_revision and found.served_as == served_as:
             if keep_object and found.obj is None:
                 found.obj = frame.item(decode(kv))
+                with self._lock:
+                    self._bytes += 2 * len(found.encoded)
             return found
         obj = decode(kv)
         encoded = frame.encode_item(obj)
@@ -107,14 +113,29 @@ class EncodedItems:
         entry = Entry(kv.mod_revision, served_as, encoded, labels if isinstance(labels, dict) else _EMPTY_LABELS)
         if keep_object:
             entry.obj = frame.item(obj)
+        size = _size(entry)
         with self._lock:
-            if len(self._entries) >= self._max:
+            replaced = self._entries.get(kv.key)
+            if replaced is not None:
+                self._bytes -= _size(replaced)
+            if self._bytes + size > self._max:
                 self._entries.clear()
+                self._bytes = 0
             self._entries[kv.key] = entry
+            self._bytes += size
         return entry
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def size(self) -> int:
+        """The bytes the entries are counted as (what MAX_BYTES bounds)."""
+        return self._bytes
+
+
+def _size(entry: Entry) -> int:
+    return ENTRY_OVERHEAD + len(entry.encoded) * (3 if entry.obj is not None else 1)
 
 
 _BY_API: "weakref.WeakKeyDictionary[object, EncodedItems]" = weakref.WeakKeyDictionary()
