@@ -61,6 +61,54 @@ def test_bootstrap_policy_is_created(http):
                                     "name": "system:masters"}]
 
 
+def test_bootstrap_policy_is_reconciled_at_start():
+    """What kube-apiserver's bootstrap reconciliation does to an edited policy at its next start:
+    lost rules and subjects come back, additions stay, a changed roleRef is made again, and
+    objects annotated autoupdate=false are left as they are."""
+    from kubelite.server.auth.bootstrap import ensure_policy, objects
+
+    expected = {o["metadata"]["name"]: o for o in objects("clusterroles")}
+    with Cluster("memory://", clock=FakeClock(), token="admin-token", controllers=False) as c, \
+            c.http_client() as http:
+        controller = f"{RBAC}/clusterroles/system:controller:deployment-controller"
+        role = http.get(controller, headers=ADMIN).json()
+        extra = {"verbs": ["get"], "apiGroups": ["example.com"], "resources": ["widgets"]}
+        role["rules"] = role["rules"][:1] + [extra]
+        assert http.put(controller, headers=ADMIN, json=role).status_code == 200
+        discovery = f"{RBAC}/clusterrolebindings/system:discovery"
+        binding = http.get(discovery, headers=ADMIN).json()
+        binding["subjects"] = [user("someone")]
+        assert http.put(discovery, headers=ADMIN, json=binding).status_code == 200
+        basic = f"{RBAC}/clusterrolebindings/system:basic-user"
+        before = http.get(basic, headers=ADMIN).json()
+        assert http.delete(basic, headers=ADMIN).status_code == 200
+        bind(http, "system:basic-user", "view", [user("someone")], namespace="", kind="ClusterRole")
+        kept = f"{RBAC}/clusterroles/system:public-info-viewer"
+        opted_out = http.get(kept, headers=ADMIN).json()
+        opted_out["metadata"]["annotations"]["rbac.authorization.kubernetes.io/autoupdate"] = "false"
+        opted_out["rules"] = []
+        assert http.put(kept, headers=ADMIN, json=opted_out).status_code == 200
+
+        ensure_policy(c.api)  # what the next start of the server does
+
+        rules = http.get(controller, headers=ADMIN).json()["rules"]
+        assert extra in rules
+        wanted = expected["system:controller:deployment-controller"]["rules"]
+        held = {(g, res, v) for r in rules for g in r.get("apiGroups") or []
+                for res in r.get("resources") or [] for v in r["verbs"]}
+        for rule in wanted:  # every (group, resource, verb) of the bootstrap rules is held again
+            for group in rule.get("apiGroups") or []:
+                for resource in rule.get("resources") or []:
+                    for verb in rule["verbs"]:
+                        assert (group, resource, verb) in held, (group, resource, verb)
+        subjects = http.get(discovery, headers=ADMIN).json()["subjects"]
+        assert user("someone") in subjects
+        assert {"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:authenticated"} in subjects
+        remade = http.get(basic, headers=ADMIN).json()
+        assert remade["roleRef"] == before["roleRef"] and remade["subjects"] == before["subjects"]
+        assert http.get(kept, headers=ADMIN).json().get("rules") is None
+
+
 @pytest.mark.parametrize("method,path,message", [
     ("GET", "/api/v1/namespaces/default/secrets/s",
      'secrets "s" is forbidden: User "jane" cannot get resource "secrets" in API group "" in the namespace "default"'),

@@ -13,26 +13,15 @@ import argparse
 import copy
 import dataclasses
 import sys
-from dataclasses import dataclass, field
 
 from kubelite.cli import common
-from kubelite.server.auth import rules as policy
+from kubelite.server.auth import reconcile as reconciliation
 
 RBAC = "rbac.authorization.k8s.io"
 ROLES = {"Role", "ClusterRole"}
 BINDINGS = {"RoleBinding", "ClusterRoleBinding"}
-AUTOUPDATE = "rbac.authorization.kubernetes.io/autoupdate"
 
 
-@dataclass
-class Result:
-    obj: dict
-    operation: str = "none"  # none | create | update | recreate
-    protected: bool = False
-    missing_rules: list = field(default_factory=list)
-    extra_rules: list = field(default_factory=list)
-    missing_subjects: list = field(default_factory=list)
-    extra_subjects: list = field(default_factory=list)
 
 
 def build_parser(subs) -> common.Parser:
@@ -81,19 +70,20 @@ def reconcile(args) -> int:
     return 0
 
 
-def _reconcile(sess, request, expected: dict, args, dry_run: bool, attempt: int = 0) -> Result:
+def _reconcile(sess, request, expected: dict, args, dry_run: bool, attempt: int = 0) -> reconciliation.Result:
     """Compare with the server's object and (unless a dry run or opted out) write the result."""
     from kubelite.client.errors import ApiError
 
     existing = _get(sess, request)
     is_role = request.resource.kind in ROLES
     if existing is None:
-        result = Result(expected, "create", missing_rules=_rules(expected) if is_role else [],
-                        missing_subjects=[] if is_role else _subjects(expected))
+        result = reconciliation.Result(expected, "create",
+                                       missing_rules=reconciliation.rules_of(expected) if is_role else [],
+                                       missing_subjects=[] if is_role else reconciliation.subjects_of(expected))
     elif is_role:
-        result = _computed_role(existing, expected, args.remove_extra_permissions)
+        result = reconciliation.computed_role(existing, expected, args.remove_extra_permissions)
     else:
-        result = _computed_binding(existing, expected, args.remove_extra_subjects)
+        result = reconciliation.computed_binding(existing, expected, args.remove_extra_subjects)
     if result.protected or dry_run or result.operation == "none":
         return result
     try:
@@ -106,7 +96,7 @@ def _reconcile(sess, request, expected: dict, args, dry_run: bool, attempt: int 
     return result
 
 
-def _write(sess, request, existing: dict | None, result: Result) -> dict:
+def _write(sess, request, existing: dict | None, result: reconciliation.Result) -> dict:
     from kubelite.client.errors import ApiError
 
     if result.operation == "update":
@@ -152,104 +142,6 @@ def _check_shape(request) -> None:
 # -- roles -----------------------------------------------------------------------------------------
 
 
-def _computed_role(existing: dict, expected: dict, remove_extra: bool) -> Result:
-    result = Result(copy.deepcopy(existing), protected=_protected(existing))
-    _merge_metadata(result, existing, expected)
-    if expected.get("aggregationRule") is None or existing.get("aggregationRule") is None:
-        result.extra_rules = _uncovered(_rules(expected), _rules(existing))
-    result.missing_rules = _uncovered(_rules(existing), _rules(expected))
-    if not remove_extra and result.missing_rules:
-        result.obj["rules"] = _stored(_rules(result.obj) + result.missing_rules)
-        result.operation = "update"
-    elif remove_extra and (result.missing_rules or result.extra_rules):
-        result.obj["rules"] = _stored(_rules(expected))
-        result.operation = "update"
-    want, have = expected.get("aggregationRule"), existing.get("aggregationRule")
-    missing = _uncovered_selectors(have, want)
-    extra = _uncovered_selectors(want, have)
-    if want is None and have is not None:
-        result.obj.pop("aggregationRule", None)
-        result.operation = "update"
-    elif not remove_extra and missing:
-        rule = result.obj.get("aggregationRule") or {}
-        rule["clusterRoleSelectors"] = list(rule.get("clusterRoleSelectors") or []) + missing
-        result.obj["aggregationRule"] = rule
-        result.operation = "update"
-    elif remove_extra and (missing or extra):
-        result.obj["aggregationRule"] = copy.deepcopy(want)
-        result.operation = "update"
-    return result
-
-
-def _rules(obj: dict) -> list[dict]:
-    return [policy.normalized(r) for r in obj.get("rules") or []]
-
-
-def _stored(items: list[dict]) -> list[dict]:
-    """Rules or subjects as the API stores them: empty fields left out (a rule's verbs always kept)."""
-    return [{k: v for k, v in item.items() if v or k == "verbs"} for item in items]
-
-
-def _uncovered(owner: list[dict], wanted: list[dict]) -> list[dict]:
-    """The one-verb pieces of `wanted` no rule of `owner` covers (RBAC's Covers)."""
-    pieces = [piece for r in wanted for piece in policy.breakdown(r)]
-    return [p for p in pieces if not any(policy.covers(o, p) for o in owner)]
-
-
-def _uncovered_selectors(owner, servant) -> list:
-    if servant is None:
-        return []
-    if owner is None:
-        return list(servant.get("clusterRoleSelectors") or [])
-    have = owner.get("clusterRoleSelectors") or []
-    return [s for s in servant.get("clusterRoleSelectors") or [] if not any(_same_selector(h, s) for h in have)]
-
-
-def _same_selector(a: dict, b: dict) -> bool:
-    # semantic equality: an empty map or list is the same as an absent one
-    def norm(s):
-        return {"matchLabels": s.get("matchLabels") or {}, "matchExpressions": s.get("matchExpressions") or []}
-    return norm(a or {}) == norm(b or {})
-
-
-# -- bindings --------------------------------------------------------------------------------------
-
-
-def _computed_binding(existing: dict, expected: dict, remove_extra: bool) -> Result:
-    protected = _protected(existing)
-    if _role_ref(expected) != _role_ref(existing):
-        return Result(expected, "recreate", protected=protected)
-    result = Result(copy.deepcopy(existing), protected=protected)
-    _merge_metadata(result, existing, expected)
-    want, have = _subjects(expected), _subjects(existing)
-    result.missing_subjects = _only_in(want, have)
-    result.extra_subjects = _only_in(have, want)
-    if not remove_extra and result.missing_subjects:
-        result.obj["subjects"] = _stored(have + result.missing_subjects)
-        result.operation = "update"
-    elif remove_extra and (result.missing_subjects or result.extra_subjects):
-        result.obj["subjects"] = _stored(want)
-        result.operation = "update"
-    return result
-
-
-def _subjects(obj: dict) -> list[dict]:
-    # compared field by field as Go structs are: an absent field is the empty string
-    return [{k: str(s.get(k) or "") for k in ("kind", "apiGroup", "name", "namespace")}
-            for s in obj.get("subjects") or []]
-
-
-def _role_ref(obj: dict) -> tuple:
-    ref = obj.get("roleRef") or {}
-    return tuple(str(ref.get(k) or "") for k in ("apiGroup", "kind", "name"))
-
-
-def _only_in(first: list[dict], second: list[dict]) -> list[dict]:
-    out = []
-    for s in first:
-        if s not in second and s not in out:
-            out.append(s)
-    return out
 
 
 def _fresh(obj: dict) -> dict:
@@ -281,22 +173,6 @@ def _name(obj: dict) -> str:
     return (obj.get("metadata") or {}).get("name", "")
 
 
-def _protected(existing: dict) -> bool:
-    return ((existing.get("metadata") or {}).get("annotations") or {}).get(AUTOUPDATE) == "false"
-
-
-def _merge_metadata(result: Result, existing: dict, expected: dict) -> None:
-    """The file's labels and annotations win over the existing ones; a change means an update."""
-    meta = result.obj.setdefault("metadata", {})
-    for key in ("annotations", "labels"):
-        have = (existing.get("metadata") or {}).get(key) or {}
-        merged = {**have, **((expected.get("metadata") or {}).get(key) or {})}
-        if merged:
-            meta[key] = merged
-        if merged != have:
-            result.operation = "update"
-
-
 def _ensure_namespace(sess, namespace: str | None) -> None:
     """kubectl creates a missing namespace before creating a namespaced role or binding in it."""
     if namespace is None:
@@ -320,10 +196,10 @@ def _ensure_namespace(sess, namespace: str | None) -> None:
             raise
 
 
-def _print_details(result: Result, args) -> None:
+def _print_details(result: reconciliation.Result, args) -> None:
     if result.operation == "none":
         return
-    caveat = f", but object opted out ({AUTOUPDATE}: false)" if result.protected else ""
+    caveat = f", but object opted out ({reconciliation.AUTOUPDATE}: false)" if result.protected else ""
     lines = [f"\treconciliation required {result.operation}{caveat}"]
     lines += _section("missing subjects added:", result.missing_subjects, _go_subject)
     if args.remove_extra_subjects:
