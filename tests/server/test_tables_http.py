@@ -57,3 +57,24 @@ def test_single_object_table_with_include_object_none(client):
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Data", "Age"]
     assert table["rows"][0]["cells"][:2] == ["cm", 1]
     assert table["rows"][0]["object"] is None
+
+
+def test_ages_count_to_the_clusters_clock():
+    """A cluster whose clock was moved (a fake clock, or Python's advance) prints ages as its
+    controllers see them: GET, LIST (from the cache of encoded items) and watch alike."""
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+
+    clock = FakeClock()
+    with Cluster("memory://", clock=clock, controllers=False) as cluster, cluster.http_client() as http:
+        cms = "/api/v1/namespaces/default/configmaps"
+        assert http.post(cms, json={"metadata": {"name": "a"}}).status_code == 201
+        clock.advance(3600)
+        for _ in range(2):  # the second LIST is answered from the encoded items
+            table = http.get(cms, headers={"Accept": TABLE}).json()
+            assert [row["cells"][-1] for row in table["rows"]] == ["60m"]
+        one = http.get(cms + "/a", headers={"Accept": TABLE}).json()
+        assert one["rows"][0]["cells"][-1] == "60m"
+        with http.stream("GET", cms + "?watch=true&timeoutSeconds=1", headers={"Accept": TABLE}) as watch:
+            event = json.loads(next(watch.iter_lines()))
+        assert event["object"]["rows"][0]["cells"][-1] == "60m"

@@ -118,6 +118,7 @@ class App:
     async def _respond(self, request: Request):
         if request.too_large:
             return _error_response(request_entity_too_large(MAX_BODY), request)
+        request.clock = self.api.clock
         try:
             request.user = self.auth.admit(request)
         except StatusError as err:

@@ -32,13 +32,12 @@ def respond(api, request: Request, r, namespace: str, opts) -> Response | None:
         return None
     entries, metadata = read
     try:
-        return Response(body=_encode(r, printer, entries, metadata, include, version))
+        return Response(body=_encode(r, printer, entries, metadata, include, version, api.clock.now()))
     except (_Declined, printers.TableError):  # the ordinary way answers (or words the error)
         return None
 
 
-def _encode(r, printer, entries: list, list_meta: dict, include: str, version: str) -> bytes:
-    moment = printers.to_now(None)
+def _encode(r, printer, entries: list, list_meta: dict, include: str, version: str, moment) -> bytes:
     rows = []
     for entry in entries:
         row = printer.row(entry.obj, moment)

@@ -24,6 +24,7 @@ class Request:
     user: object = None  # who the request runs as (auth.user.UserInfo), set by the app's gate
     client_cert: bytes | None = None  # the TLS client certificate (DER), verified against the CA
     route: object = None  # what the path names (routing.RequestInfo), set by the app's dispatch
+    clock: object = None  # the cluster's clock (the moment Tables' ages count to), set by the app
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)

@@ -28,11 +28,12 @@ def to_table(r, body: dict, request: Request, with_columns: bool = True) -> dict
     if include not in ("None", "Metadata", "Object"):
         raise errors.bad_request(f'includeObject: Unsupported value: "{include}"')
     is_list = "items" in body and body.get("kind", "").endswith("List")
+    now = request.clock.now() if request.clock is not None else None  # ages on the cluster's clock
     try:
         if is_list:
-            return build_table(r, body["items"] or [], include_object=include,
+            return build_table(r, body["items"] or [], include_object=include, now=now,
                                list_meta=body.get("metadata") or {}, table_version=table_version(request))
         return build_table(r, body, include_object=include, table_version=table_version(request),
-                           with_columns=with_columns)
+                           with_columns=with_columns, now=now)
     except TableError as err:
         raise errors.bad_request(str(err))
