@@ -62,12 +62,24 @@ def test_invalid_token_is_401_even_for_version(served):
     assert r.content == expected
 
 
-def test_kubeconfig_has_ca_data_and_token(served):
+def test_kubeconfig_has_ca_data_and_a_client_certificate(served):
+    # as kind writes its kubeconfigs; --kubeconfig-auth=token writes the token instead
     config = yaml.safe_load(served.kubeconfig.read_text())
     cluster = config["clusters"][0]["cluster"]
     assert cluster["server"] == served.url
     assert "certificate-authority-data" in cluster
-    assert config["users"][0]["user"]["token"] == served.token
+    user = config["users"][0]["user"]
+    assert set(user) == {"client-certificate-data", "client-key-data"}
+
+
+def test_kubeconfig_with_the_token(tmp_path):
+    server = Served(tmp_path / "data", tmp_path / "kubeconfig", ("--kubeconfig-auth=token", "--controllers=-*"))
+    server.start()
+    try:
+        config = yaml.safe_load(server.kubeconfig.read_text())
+        assert config["users"][0]["user"] == {"token": server.token}
+    finally:
+        server.stop()
 
 
 def test_certificate_names_localhost_and_loopback(served):

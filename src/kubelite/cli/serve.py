@@ -20,10 +20,11 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--address", "--bind-address", dest="address", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=6443, help="0 picks a free port")
     parser.add_argument("--write-kubeconfig", metavar="FILE", default=None,
-                        help="write a kubeconfig for this server (CA and token embedded)")
-    parser.add_argument("--kubeconfig-auth", choices=("token", "client-certificate"), default="token",
-                        help="how the written kubeconfig's admin authenticates: the bearer token, or a client "
-                             "certificate (CN kubernetes-admin, O system:masters) as kind's kubeconfigs do")
+                        help="write a kubeconfig for this server (CA and admin credentials embedded)")
+    parser.add_argument("--kubeconfig-auth", choices=("token", "client-certificate"), default="client-certificate",
+                        help="how the written kubeconfig's admin authenticates: a client certificate (CN "
+                             "kubernetes-admin, O system:masters) as kind's kubeconfigs do (the default), or "
+                             "the bearer token")
     parser.add_argument("--token-auth-file", default=None, metavar="FILE",
                         help="static bearer tokens, one 'token,user,uid[,\"group1,group2\"]' per line "
                              "(kube-apiserver's CSV format)")
