@@ -13,7 +13,15 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "server"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cli"))
 
-from test_serve_support import served  # noqa: E402,F401
+from test_serve_support import served, serving  # noqa: E402,F401
+
+
+@pytest.fixture(scope="module")
+def token_served(tmp_path_factory):
+    """A served cluster whose kubeconfig carries the admin token (the default is a client
+    certificate, which the server authenticates before any token)."""
+    with serving(tmp_path_factory.mktemp("token-served"), "--kubeconfig-auth=token") as server:
+        yield server
 
 
 def _kubelite(env_home, *args, kubeconfig=None):
@@ -23,16 +31,17 @@ def _kubelite(env_home, *args, kubeconfig=None):
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
 
 
-def test_wrong_token_is_unauthorized(served, tmp_path):
-    text = served.kubeconfig.read_text().replace(served.token, "wrong-token")
+def test_wrong_token_is_unauthorized(token_served, tmp_path):
+    text = token_served.kubeconfig.read_text().replace(token_served.token, "wrong-token")
     bad = tmp_path / "bad"
     bad.write_text(text)
     r = _kubelite(tmp_path, "get", "ns", kubeconfig=bad)
     assert (r.returncode, r.stdout, r.stderr) == (1, "", "error: You must be logged in to the server (Unauthorized)\n")
 
 
-def test_token_flag_overrides(served, tmp_path):
-    r = _kubelite(tmp_path, "get", "ns", "default", "-o", "name", "--token", "nope", kubeconfig=served.kubeconfig)
+def test_token_flag_overrides(token_served, tmp_path):
+    r = _kubelite(tmp_path, "get", "ns", "default", "-o", "name", "--token", "nope",
+                  kubeconfig=token_served.kubeconfig)
     assert r.stderr == "error: You must be logged in to the server (Unauthorized)\n"
 
 
