@@ -404,6 +404,7 @@ def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Pat
     def close() -> None:
         try:
             cluster.settle()
+            cluster.compact_if_due(home / "compaction")
         finally:
             cluster.close()
 

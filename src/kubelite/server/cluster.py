@@ -14,6 +14,7 @@ settles, so what happens is exactly what the test says.
 """
 from __future__ import annotations
 
+import logging
 import os
 from typing import Iterable
 
@@ -105,6 +106,21 @@ class Cluster:
         """The address and port the API is really served on (the `kubernetes` Service's endpoints)."""
         self.options["address"], self.options["port"] = address, port
         self.manager.ctx.options.update(address=address, port=port)
+
+    def compact_if_due(self, mark: str | os.PathLike) -> int | None:
+        """Compact the store as a long-running server would, for a cluster that lives only as long
+        as a command: at most once per compaction interval, at the revision `mark` recorded one
+        interval earlier."""
+        import pathlib
+
+        from kubelite.server.storage.compactor import compact_if_due
+        from kubelite.server.storage.errors import StorageError
+
+        try:
+            return compact_if_due(self.store, pathlib.Path(mark), self.clock.time())
+        except (StorageError, OSError) as err:  # housekeeping: never the command's failure
+            logging.getLogger("kubelite.server").warning("compaction skipped: %s", err)
+            return None
 
     def close(self) -> None:
         if self._closed:

@@ -8,6 +8,9 @@ processes share a store, a compaction that lost the race is simply skipped.
 
 from __future__ import annotations
 
+import json
+import os
+import pathlib
 import threading
 
 from .base import Store
@@ -56,3 +59,35 @@ class Compactor:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+
+
+def compact_if_due(store: Store, mark: pathlib.Path, now: float, interval: float = DEFAULT_INTERVAL) -> int | None:
+    """The Compactor's round for processes too short-lived to run one (the embedded CLI): `mark`
+    holds the revision seen when it was written; once `interval` has passed, compact at that
+    revision and mark again. Returns the revision compacted at, if any."""
+    try:
+        seen = json.loads(mark.read_text())
+        marked_at, revision = float(seen["time"]), int(seen["revision"])
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or unreadable: start one
+        _write_mark(mark, now, store.current_revision())
+        return None
+    if 0 <= now - marked_at < interval:
+        return None
+    compacted = None
+    if revision > store.compact_revision():
+        try:
+            store.compact(revision)
+            compacted = revision
+        except Compacted:  # another process compacted further meanwhile
+            pass
+    _write_mark(mark, now, store.current_revision())
+    return compacted
+
+
+def _write_mark(mark: pathlib.Path, now: float, revision: int) -> None:
+    # private (0600, as everything beside the store) and replaced whole
+    temporary = mark.with_name(f".{mark.name}.{os.getpid()}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump({"time": now, "revision": revision}, f)
+    os.replace(temporary, mark)
