@@ -181,7 +181,10 @@ class _Buffer:
             self.error = err
         finally:
             self.ended = True
-            self.ready.set()
+            try:
+                self.ready.set()
+            except RuntimeError:  # closed with its event loop already gone: no one is waiting
+                pass
 
     async def _room(self) -> bool:
         """Whether there is room for one more event, waiting while the stream takes some."""
