@@ -51,7 +51,8 @@ def cluster():
 
 
 def _request(cluster, path: str, query: str, headers: dict | None):
-    request = Request(method="GET", path=path, query=Query(query.encode()), headers=headers or {})
+    request = Request(method="GET", path=path, query=Query(query.encode()), headers=headers or {},
+                      clock=cluster.api.clock)  # as the app sets it: Tables' ages on the cluster's clock
     info = parse_request("GET", path, request.query)
     r = cluster.api.registry.lookup(info.api_group, info.api_version, info.resource)
     namespace = info.namespace if r.namespaced else ""
@@ -122,7 +123,7 @@ TABLE_BETA = {"accept": "application/json;as=Table;v=v1beta1;g=meta.k8s.io"}
     ("/apis/example.com/v1/namespaces/lists/widgets", "includeObject=Object", TABLE_BETA),
 ])
 def test_tables_are_the_same_bytes(cluster, path, query, headers):
-    # Ages are printed from the wall clock in both paths: the same second unless one is crossed.
+    # Ages are printed from the cluster's clock in both paths (a fake one here).
     for _ in range(2):
         for attempt in range(3):
             fast, slow = _both(cluster, path, query, headers)
