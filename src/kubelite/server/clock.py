@@ -8,6 +8,7 @@ schedules happen exactly when the test says, however loaded the machine.
 from __future__ import annotations
 
 import datetime
+import math
 import threading
 import time
 
@@ -45,10 +46,14 @@ class Clock:
 
 
 class FakeClock(Clock):
-    """A clock that moves only when told; starts at wall time unless given a start."""
+    """A clock that moves only when told; starts at wall time unless given a start.
+
+    The wall-time start is rounded to half past its second: objects keep whole seconds, so a
+    deadline counted from a stored time falls up to a second before the clock's; at a fixed half
+    second, steps of a tenth never land on that boundary, and runs repeat exactly."""
 
     def __init__(self, start: float | None = None):
-        self._now = time.time() if start is None else float(start)
+        self._now = math.floor(time.time()) + 0.5 if start is None else float(start)
         self._lock = threading.Lock()
 
     def time(self) -> float:
