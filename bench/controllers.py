@@ -12,6 +12,16 @@ Running pods (10 Deployments of 100 on 10 nodes; --smoke: 50 pods) is left alone
 the server process uses over a quiet window (node leases and status renewals only) is reported as a
 share of one core. Usage: python bench/controllers.py [--smoke] [--replicas N].
 --smoke uses 10 replicas so the whole run takes a few seconds.
+
+A large Deployment in-process (1,000 replicas on 10 nodes; --smoke: 200 on 2): the target is all
+pods Running in 2 s. Before: 32.5 s, because the controllers took one key each in turn, so the
+ReplicaSet controller synced after nearly every pod's status change, each sync reading all of its
+pods (O(n^2): 487 syncs for 300 pods). After (a controller with a backlog of 16 keys works through
+up to 64 in a row; the controllers' own patches skip the checks of a client's patch decoding; node
+quantities parsed once): 4.9 s, 27 ReplicaSet syncs. What is left is spread over the write path
+(cProfile, 1,000 replicas): the kubelet's 1,000 status patches 35% (strategic merge, managedFields
+comparison, encoding), 2,000 creates (pods, scheduler events) 25%, scheduling 20%, the watch
+events' decoding 10%.
 """
 from __future__ import annotations
 
@@ -55,14 +65,14 @@ def through_cli(cli: list[str], env: dict, base: pathlib.Path, name: str, replic
     return time.perf_counter() - started
 
 
-def in_process(replicas: int) -> float:
+def in_process(replicas: int, nodes: int = 1) -> float:
     import yaml
 
     from kubelite.server.clock import FakeClock
     from kubelite.server.cluster import Cluster
 
     obj = yaml.safe_load(MANIFEST.format(name="bench", replicas=replicas))
-    with Cluster("memory://", clock=FakeClock()) as cluster:
+    with Cluster("memory://", nodes=nodes, clock=FakeClock()) as cluster:
         cluster.settle()
         with cluster.http_client() as api:
             started = time.perf_counter()
@@ -123,6 +133,8 @@ def main() -> None:
         (base / "home").mkdir()
         rows.append(("in-process (settle)", in_process(replicas)))
         _report(replicas, rows[-1])
+        large = 200 if args.smoke else 1000  # issue 16: 1,000 replicas Running in <= 2 s
+        _report(large, (f"in-process, {large // 100} nodes", in_process(large, large // 100)))
         _run(KUBELITE + ["get", "ns"], env)  # creates the embedded store
         rows.append(("embedded", through_cli(KUBELITE, env, base, "embedded", replicas)))
         _report(replicas, rows[-1])

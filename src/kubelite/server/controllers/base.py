@@ -87,7 +87,7 @@ class ApiClient:
 
         self.api = api
         self.manager = manager
-        self._opts = WriteOptions(field_manager=manager)
+        self._opts = WriteOptions(field_manager=manager, trusted=True)
 
     def resource(self, rid: str):
         group, resource = split_rid(rid)

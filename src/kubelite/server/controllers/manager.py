@@ -26,6 +26,13 @@ log = logging.getLogger("kubelite.controllers")
 log.addHandler(logging.NullHandler())
 
 PREFIX = "/registry/"
+# A controller with a backlog of _BACKLOG keys reconciles up to _TURN of them in a row, as
+# kube-controller-manager's workers get through theirs while the others are busy: one sync of an
+# owner then sees the changes of many of its pods (a ReplicaSet synced after each of its 1,000
+# pods started costs O(n^2)). Below that, one key per turn keeps the order of small clusters'
+# events the recorded one.
+_BACKLOG = 16
+_TURN = 64
 _IDLE_WAIT = 1.0  # longest background wait when nothing is due (the fake clock may be moved)
 
 
@@ -174,7 +181,8 @@ class ControllerManager:
     # -- one step --------------------------------------------------------------------------------
 
     def _step(self) -> bool:
-        """Apply the events waiting, then reconcile one due key. True if anything was done."""
+        """Apply the events waiting, then reconcile a due key of the next controller that has any
+        (up to _TURN of them when it has a backlog). True if anything was done."""
         drained = self._drain()
         active = self._active()
         n = len(active)
@@ -184,7 +192,14 @@ class ControllerManager:
             if key is None:
                 continue
             self._next = (self._next + i + 1) % n
+            backlog = controller.queue.ready()
             self._sync(controller, key)
+            for _ in range(_TURN - 1 if backlog >= _BACKLOG else 0):
+                self._drain()
+                key = controller.queue.pop()
+                if key is None:
+                    break
+                self._sync(controller, key)
             return True
         return drained
 

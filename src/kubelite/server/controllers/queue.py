@@ -64,6 +64,11 @@ class WorkQueue:
         key, _ = self._ready.popitem(last=False)
         return key
 
+    def ready(self) -> int:
+        """How many keys are due now."""
+        self._promote()
+        return len(self._ready)
+
     def next_due(self) -> float | None:
         """Clock time of the earliest delayed key (None if none is waiting)."""
         self._promote()

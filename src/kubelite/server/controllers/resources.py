@@ -6,12 +6,26 @@ rule kube-scheduler's resource fit applies.
 """
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 from kubelite.quantity import QuantityError, quantity_value
 
 
 def _amount(value) -> Fraction:
+    if isinstance(value, (str, int)):
+        return _parsed(value)
+    return _parse(value)
+
+
+# The same few quantities ("110", "32Gi", "100m") are read for every pod on every node the
+# scheduler weighs: parsed once. Fractions are immutable, so one may be shared.
+@functools.lru_cache(maxsize=4096)
+def _parsed(value: str | int) -> Fraction:
+    return _parse(value)
+
+
+def _parse(value) -> Fraction:
     try:
         return quantity_value(value)
     except (QuantityError, ValueError, TypeError, ZeroDivisionError):
