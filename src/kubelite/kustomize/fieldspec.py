@@ -6,6 +6,7 @@ lists are also entered implicitly) and whether missing fields are created.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -42,6 +43,12 @@ class FieldSpec:
 
 
 def split_path(path: str) -> list[str]:
+    return list(_split_path(path))
+
+
+# A few dozen distinct paths, split for every resource each transformer visits: split once.
+@functools.lru_cache(maxsize=1024)
+def _split_path(path: str) -> tuple[str, ...]:
     parts: list[str] = []
     current = []
     i = 0
@@ -58,7 +65,7 @@ def split_path(path: str) -> list[str]:
             current.append(c)
         i += 1
     parts.append("".join(current))
-    return [p for p in parts if p != ""]
+    return tuple(p for p in parts if p != "")
 
 
 Setter = Callable[[dict, str], None]

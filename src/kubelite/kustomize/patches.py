@@ -105,7 +105,7 @@ def patches_strategic_merge(resmap: ResMap, patches: list[dict], schemas: Schema
         target = _unique_target(resmap, _patch_id(patch))
         if not apply_smp(target, patch, schemas):
             resmap.remove(target)
-        resmap.names_changed()
+        resmap.names_changed(target)
 
 
 def load_json_ops(text: str, source: str) -> list:
@@ -150,9 +150,10 @@ class JsonPatchPlan:
         self.ops = ops
 
     def apply(self, resmap: ResMap) -> None:
-        for res in Selector(self.target).select(resmap):
+        selected = Selector(self.target).select(resmap)
+        for res in selected:
             apply_json_ops(res, self.ops)
-        resmap.names_changed()
+        resmap.names_changed(*selected)
 
 
 def configure_json6902(entry: dict, loader: Loader) -> JsonPatchPlan:
@@ -212,9 +213,10 @@ class PatchPlan:
         if self.json_ops is not None:
             if not self.target:
                 raise KustomizeError(f"must specify a target for JSON patch {self.source}")
-            for res in Selector(self.target).select(resmap):
+            selected = Selector(self.target).select(resmap)
+            for res in selected:
                 apply_json_ops(res, self.json_ops)
-            resmap.names_changed()
+            resmap.names_changed(*selected)
             return
         if not self.sm_patches:
             return
@@ -222,10 +224,11 @@ class PatchPlan:
             if len(self.sm_patches) > 1:
                 raise KustomizeError("Multiple Strategic-Merge Patches in one `patches` entry is not allowed to "
                                      f"set `patches.target` field: {self.source}")
-            for res in Selector(self.target).select(resmap):
+            selected = Selector(self.target).select(resmap)
+            for res in selected:
                 if not apply_smp(res, self.sm_patches[0], schemas, self.allow_name, self.allow_kind):
                     resmap.remove(res)
-            resmap.names_changed()
+            resmap.names_changed(*selected)
             return
         for patch in self.sm_patches:
             pid = _patch_id(patch)
@@ -235,7 +238,7 @@ class PatchPlan:
                 raise KustomizeError(f'no resource matches strategic merge patch "{pid}": {exc}') from None
             if not apply_smp(res, patch, schemas, self.allow_name, self.allow_kind):
                 resmap.remove(res)
-            resmap.names_changed()
+            resmap.names_changed(res)
 
 
 def configure_patch(entry: dict, loader: Loader, config_text: str) -> PatchPlan:

@@ -12,6 +12,7 @@ class ResMap:
     def __init__(self, resources: list | None = None) -> None:
         self.resources: list[Resource] = list(resources or [])
         self._index: dict | None = None
+        self._filed: dict[int, set] = {}  # id(resource) -> the names it is indexed under
 
     def __iter__(self):
         return iter(list(self.resources))
@@ -19,14 +20,21 @@ class ResMap:
     def __len__(self) -> int:
         return len(self.resources)
 
-    def names_changed(self) -> None:
+    def names_changed(self, *changed: Resource) -> None:
+        """Names may have changed: of the resources given (the index stays if theirs did not: a
+        patch seldom renames), or of any."""
+        if self._index is not None and changed and \
+                all(self._filed.get(id(r)) == _index_names(r) for r in changed):
+            return
         self._index = None
 
     def _names(self) -> dict:
         if self._index is None:
             index: dict = {}
+            self._filed = {}
             for r in self.resources:
-                for name in {r.name, *(i.name for i in r.prev_ids)}:
+                names = self._filed[id(r)] = _index_names(r)
+                for name in names:
                     index.setdefault(name, []).append(r)
             self._index = index
         return self._index
@@ -46,7 +54,8 @@ class ResMap:
             raise KustomizeError(f"may not add resource with an already registered id: {rid}")
         self.resources.append(res)
         if self._index is not None:
-            for name in {res.name, *(i.name for i in res.prev_ids)}:
+            names = self._filed[id(res)] = _index_names(res)
+            for name in names:
                 self._index.setdefault(name, []).append(res)
 
     def append_all(self, other: "ResMap") -> None:
@@ -88,6 +97,10 @@ class ResMap:
     def remove(self, res: Resource) -> None:
         self.resources.remove(res)
         self._index = None
+
+
+def _index_names(res: Resource) -> set:
+    return {res.name, *(i.name for i in res.prev_ids)}
 
 
 def _copy_merge_meta(res: Resource, old: Resource) -> None:

@@ -15,6 +15,15 @@ from .resmap import ResMap
 from .resource import Resource
 
 
+
+# Builtin transformers that never rename, or tell the name index what they renamed (the patch
+# transformers): after them the index of a large tree is not rebuilt.
+_KEEP_NAME_INDEX = frozenset({
+    "PatchStrategicMergeTransformer", "PatchTransformer", "PatchJson6902Transformer", "LabelTransformer",
+    "AnnotationsTransformer", "ReplicaCountTransformer", "ImageTagTransformer",
+})
+
+
 class Accumulator:
     """Resources accumulated so far, with the transformer config and vars gathered on the way."""
 
@@ -361,11 +370,14 @@ class Target:
     def _run_transformers(self, ra: Accumulator) -> None:
         """Configure every transformer (builtin fields, then `transformers:` entries), then
         run them in Kustomize's order; configuration errors come before any run."""
-        steps = self._builtin_transformers(ra) + self._external_transformers()
+        builtin = self._builtin_transformers(ra)
+        steps = [(run, origin) for run, origin, _ in builtin] + self._external_transformers()
+        keeps_index = [kind in _KEEP_NAME_INDEX for _, _, kind in builtin]
         rm = ra.resmap
-        for run, origin in steps:
+        for i, (run, origin) in enumerate(steps):
             run(rm)
-            rm.names_changed()
+            if i >= len(keeps_index) or not keeps_index[i]:
+                rm.names_changed()
             origins.record_transformer(rm, origin)
 
     def _configured(self, kind: str, config: dict, configure):
@@ -377,12 +389,13 @@ class Target:
             raise KustomizeError(f"trouble configuring builtin {kind} with config: `\n{text}`: {exc}") from None
 
     def _builtin_transformers(self, ra: Accumulator) -> list:
+        """(run, origin, kind) of each builtin transformer the kustomization configures."""
         k = self.k
         tc = ra.config
         steps: list = []
 
         def add(kind: str, run) -> None:
-            steps.append((run, self._builtin_origin(kind)))
+            steps.append((run, self._builtin_origin(kind), kind))
 
         psm = kz.as_list(k, "patchesStrategicMerge")
         if psm:
