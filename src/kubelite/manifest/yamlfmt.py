@@ -17,7 +17,7 @@ import math
 import re
 
 from . import _gonum
-from ._goyaml import resolve_plain
+from ._goplain import resolve_plain
 from .errors import ManifestError
 
 _BEST_WIDTH = 80
