@@ -9,7 +9,6 @@ alignment of kubectl's tab writer (min width 6, padding 3, spaces).
 
 from __future__ import annotations
 
-import math
 from functools import cmp_to_key
 
 from kubelite.manifest import jsonpath

@@ -241,7 +241,7 @@ class APIServer:
                     "the provided token results in an inconsistent list - objects that were created, "
                     "modified, or deleted between the time the first chunk was returned and now may "
                     "show up in the list.", continue_token=fresh) from None
-            raise errors.expired(f"The resourceVersion for the provided list is too old.") from None
+            raise errors.expired("The resourceVersion for the provided list is too old.") from None
         except FutureRevision:
             # Exact reads go to etcd, which refuses a future revision outright.
             raise errors.server_error("etcdserver: mvcc: required revision is a future revision") from None

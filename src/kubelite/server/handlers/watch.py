@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import json
 import logging
 
 from kubelite.server import errors
@@ -60,7 +59,7 @@ async def serve(api, request: Request, r, namespace: str, stopping: asyncio.Even
         watcher = api.store.watch(api.watch_prefix(r, namespace), start)
         # A later watch may need this resource's event window (building it reads the resource).
         await asyncio.to_thread(caches.follow, api.watch_prefix(r, namespace))
-    except Compacted as err:
+    except Compacted:
         # As kube-apiserver's watch cache: served from the resource's window of recent events.
         watcher = await asyncio.to_thread(caches.watch_from, api.watch_prefix(r, namespace), start)
         if watcher is None:
