@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cmp_to_key
 
-from kubelite.manifest import jsonpath
+from kubelite.manifest._govalues import go_quote, go_sprint
 
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def _cell_text(cell: Any) -> str:
         if cut >= 0:
             return _escape_terminal(cell[:cut]) + "..."
         return _escape_terminal(cell)
-    return _escape_terminal(jsonpath.go_sprint(cell))
+    return _escape_terminal(go_sprint(cell))
 
 
 def format_labels(labels: dict | None) -> str:
@@ -290,6 +290,8 @@ def _quantity(text: str):
 
 
 def _sort_rows(rows: list, field: str) -> list:
+    from kubelite.manifest import jsonpath  # only when sorting: the parser is a third of this module's import
+
     try:
         template = jsonpath.parse(field)
     except jsonpath.JSONPathError as err:
@@ -307,7 +309,7 @@ def _sort_rows(rows: list, field: str) -> list:
             found = True
         keys.append(key)
     if rows and not found:
-        raise TableError(f"couldn't find any field with path {jsonpath.go_quote(field)} in the list of objects")
+        raise TableError(f"couldn't find any field with path {go_quote(field)} in the list of objects")
 
     def less(i: int, j: int) -> bool:
         if keys[i] is None:
@@ -397,7 +399,7 @@ def _decorate(columns: list, rows: list, opts: _Options) -> tuple[list, list]:
 
 
 def _go_s(value: Any) -> str:
-    return value if isinstance(value, str) else jsonpath.go_sprint(value)
+    return value if isinstance(value, str) else go_sprint(value)
 
 
 def _print_table(columns: list, rows: list, opts: _Options, no_headers: bool, out: TabWriter) -> None:
