@@ -132,6 +132,34 @@ def test_a_committed_write_survives_a_killed_process(tmp_path):
     store.close()
 
 
+def test_writes_durable_at_the_end_of_a_block_survive_a_killed_process(tmp_path):
+    path = tmp_path / "state.db"
+    script = textwrap.dedent(
+        """
+        import os, sys
+        from kubelite.server.storage.sqlite import SQLiteStore
+        store = SQLiteStore(sys.argv[1])
+        with store.durable_at_end():
+            for i in range(20):
+                kv = store.create(f"/registry/pods/default/p{i}", b"yes")
+        sync = store._conn().execute("PRAGMA synchronous").fetchone()[0]
+        print(kv.mod_revision, sync, flush=True)
+        os._exit(0)  # no close(), no cleanup
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    revision, sync = map(int, out.stdout.split())
+    assert sync == 2  # FULL again after the block
+    store = SQLiteStore(path)
+    assert store.current_revision() == revision
+    assert [kv.key for kv in store.range("/registry/pods/default/").kvs] == \
+        sorted(f"/registry/pods/default/p{i}" for i in range(20))
+    store.close()
+
+
 def test_two_processes_writing_one_file_lose_no_update(tmp_path):
     path = tmp_path / "state.db"
     store = SQLiteStore(path)

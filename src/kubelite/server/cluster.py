@@ -39,7 +39,8 @@ class Cluster:
         try:
             self.registry = Registry()
             self.api = APIServer(self.store, self.registry, clock=self.clock)
-            self.api.bootstrap()
+            with self.store.durable_at_end():
+                self.api.bootstrap()
             self.app = create_app(self.api, token=token)
         except Exception:
             self.store.close()

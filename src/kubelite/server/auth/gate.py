@@ -29,7 +29,8 @@ class Gate:
         if not self._policy_ensured:
             from kubelite.server.auth.bootstrap import ensure_policy
 
-            ensure_policy(self.api)
+            with self.api.store.durable_at_end():
+                ensure_policy(self.api)
             self._policy_ensured = True
 
     @property

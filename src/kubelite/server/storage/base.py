@@ -14,6 +14,7 @@ the events strictly after ``from_revision``, each with its previous value).
 from __future__ import annotations
 
 import abc
+import contextlib
 import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -139,6 +140,13 @@ class Store(abc.ABC):
         Backends that deliver events from another thread (SQLite's poller, etcd's watch stream)
         catch up here; a caller that has just written can then rely on its watchers having seen
         the write. Backends feed a watcher through ``Watcher.offer`` and end it with ``fail``."""
+
+    def durable_at_end(self) -> "contextlib.AbstractContextManager[None]":
+        """A block of writes, on this thread, that are on disk when the block ends rather than
+        each at its commit: for the many small writes of a first start, which a crash inside the
+        block only sends back to be written again at the next start. Backends whose every commit
+        is cheap to make durable (memory, etcd's own log) keep their behaviour."""
+        return contextlib.nullcontext()
 
     @abc.abstractmethod
     def compact(self, revision: int) -> None:

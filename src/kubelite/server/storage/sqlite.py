@@ -173,6 +173,30 @@ class SQLiteStore(Store):
                 raise
             conn.execute("COMMIT")
 
+    @contextlib.contextmanager
+    def durable_at_end(self) -> Iterator[None]:
+        # WAL with synchronous=NORMAL commits without syncing the log (it stays consistent, only
+        # the last commits can be lost); one fsync of the log at the end makes them all durable.
+        conn = self._conn()
+        with self._sqlite_errors():
+            conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            yield
+        finally:
+            with self._sqlite_errors():
+                conn.execute("PRAGMA synchronous=FULL")
+            self._sync_log()
+
+    def _sync_log(self) -> None:
+        try:
+            fd = os.open(self.path + "-wal", os.O_RDONLY)
+        except FileNotFoundError:  # checkpointed away: the commits are in the database file
+            fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
     @staticmethod
     def _meta(conn: sqlite3.Connection, name: str) -> int:
         return conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()[0]
