@@ -22,8 +22,6 @@ ROLES = {"Role", "ClusterRole"}
 BINDINGS = {"RoleBinding", "ClusterRoleBinding"}
 
 
-
-
 def build_parser(subs) -> common.Parser:
     p = subs.add_parser("reconcile", prog="kubelite auth reconcile")
     p.add_argument("args", nargs="*", help=argparse.SUPPRESS)
@@ -137,11 +135,6 @@ def _check_shape(request) -> None:
                     raise common.CommandError(f'error: unable to decode "{request.source}": json: cannot unmarshal '
                                               f"{json_kind(value)} into Go struct field {item_type}.{key}.{name} "
                                               "of type []string")
-
-
-# -- roles -----------------------------------------------------------------------------------------
-
-
 
 
 def _fresh(obj: dict) -> dict:

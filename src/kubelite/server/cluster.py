@@ -39,8 +39,7 @@ class Cluster:
         try:
             self.registry = Registry()
             self.api = APIServer(self.store, self.registry, clock=self.clock)
-            with self.store.durable_at_end():
-                self.api.bootstrap()
+            self.api.bootstrap()
             self.app = create_app(self.api, token=token)
         except Exception:
             self.store.close()

@@ -22,6 +22,9 @@ log = logging.getLogger("kubelite.controllers")
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
+# Most pods one sync creates or deletes (the Job controller's MaxPodCreateDeletePerSync): a workload
+# asking for millions of pods gets them 500 at a time, and the other controllers go on meanwhile.
+MAX_PODS_PER_SYNC = 500
 
 
 def split_rid(rid: str) -> tuple[str, str]:

@@ -14,14 +14,11 @@ from dataclasses import dataclass, field
 
 from kubelite.server.clock import parse_time
 from kubelite.server.controllers import job_policy as jp
-from kubelite.server.controllers.base import MERGE, Controller, controller_ref, split_key
+from kubelite.server.controllers.base import MAX_PODS_PER_SYNC, MERGE, Controller, controller_ref, split_key
 from kubelite.server.errors import StatusError
 from kubelite.server.controllers.job_pods import job_pod
 
 BATCH_PERIOD = 1.0
-# Most pods one sync creates or deletes (upstream's MaxPodCreateDeletePerSync): a Job asking for
-# millions of pods gets them 500 at a time, and the other controllers go on meanwhile.
-MAX_PODS_PER_SYNC = 500
 MANAGED_BY = "kubernetes.io/job-controller"
 COMPLETIONS_REACHED = ("CompletionsReached", "Reached expected number of succeeded pods")
 BACKOFF_EXCEEDED = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 
-from kubelite.server.controllers.base import Controller, object_key, split_key
+from kubelite.server.controllers.base import MAX_PODS_PER_SYNC, Controller, object_key, split_key
 from kubelite.server.controllers.controllerrevision import REVISION_LABEL, sync_revisions
 from kubelite.server.controllers.podtemplate import (controller_reference, is_controlled_by, pod_from_template,
                                                      pod_is_available, pod_is_ready, pod_is_terminating,
@@ -20,9 +20,6 @@ from kubelite.server.errors import StatusError
 
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
-# Most pods one sync of a Parallel set creates or deletes: the rest come in the next syncs (the
-# new pods' events bring the set back), so a set of 100,000 replicas never holds the one worker.
-MAX_PODS_PER_SYNC = 500
 _STATUS_ORDER = ("observedGeneration", "replicas", "readyReplicas", "currentReplicas", "updatedReplicas",
                  "currentRevision", "updateRevision", "collisionCount", "availableReplicas")
 
