@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 import copy
-import dataclasses
 import sys
 
 from kubelite.cli import common
+from kubelite.client.record import replace
 from kubelite.server.auth import reconcile as reconciliation
 
 RBAC = "rbac.authorization.k8s.io"
@@ -56,7 +56,7 @@ def reconcile(args) -> int:
         expected = copy.deepcopy(request.obj)
         # kubectl reads the files locally: a Role without a namespace is not given the default one
         namespace = (expected.get("metadata") or {}).get("namespace") or ""
-        request = dataclasses.replace(request, namespace=namespace if request.resource.namespaced else None)
+        request = replace(request, namespace=namespace if request.resource.namespaced else None)
         result = _reconcile(sess, request, expected, args, dry_run)
         result.obj = common.with_type(result.obj, request.resource)
         if printer is not None:

@@ -12,8 +12,10 @@ A command module does::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from dataclasses import dataclass, field
+
+from kubelite.client.record import Record, factory
 
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:
@@ -154,6 +156,9 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._seen: list[str] = []
 
+    def _get_formatter(self):
+        return self.formatter_class(prog=self.prog, width=_terminal_columns())
+
     def parse_known_args(self, args=None, namespace=None):
         if args is not None:
             self._seen = [*self._seen, *args]  # the spelling a flag error names is the user's
@@ -215,6 +220,21 @@ class Parser(argparse.ArgumentParser):
                     if token in action.choices:
                         return action.choices[token].prog
         return self.prog
+
+
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns, argparse's width, without importing shutil (and the
+    compression modules it brings): argparse makes a formatter at every add_argument."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 def parser(command: str, summary: str, examples: str = "") -> Parser:
@@ -473,8 +493,7 @@ def session(args):
 # -- the resource builder --------------------------------------------------------------------------------
 
 
-@dataclass
-class Request:
+class Request(Record):
     """One thing a command acts on: a named object, a list query, or an object read from a file."""
 
     resource: Any  # ResourceInfo
@@ -484,9 +503,8 @@ class Request:
     source: str = ""
 
 
-@dataclass
-class Selection:
-    requests: list[Request] = field(default_factory=list)
+class Selection(Record):
+    requests: list[Request] = factory(list)
     single_item: bool = False  # kubectl's singleItemImplied
     multiple_types: bool = False  # `a,b`, `all`, several TYPE/NAME kinds
 
@@ -651,8 +669,7 @@ GET_FORMATS = ("custom-columns", "custom-columns-file", "go-template", "go-templ
                "jsonpath-as-json", "jsonpath-file", "name", "template", "templatefile", "wide", "yaml")
 
 
-@dataclass
-class Output:
+class Output(Record):
     """A parsed `-o` value with the printing flags that go with it."""
 
     kind: str  # "" (default), yaml, json, name, wide, jsonpath, custom-columns(-file), go-template

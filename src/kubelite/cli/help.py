@@ -8,7 +8,8 @@ the way pflag prints them (`'text'`, `true`, `0`, `[]`).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+
+from kubelite.client.record import Record, factory
 
 GLOBAL_FLAGS = frozenset({
     "as", "as-group", "as-uid", "cache-dir", "certificate-authority", "client-certificate", "client-key",
@@ -19,16 +20,15 @@ GLOBAL_FLAGS = frozenset({
 FOOTER = 'Use "kubelite options" for a list of global command-line options (applies to all commands).\n'
 
 
-@dataclass(frozen=True)
-class Help:
+class Help(Record):
     command: str                               # "create service nodeport"
     description: str                           # paragraphs, separated by blank lines
     usage: str                                 # after "kubelite ", e.g. "create service nodeport NAME [...]"
     examples: tuple = ()                       # ((comment, (command, ...)), ...) without the "kubelite "
     aliases: tuple = ()                        # ("deployment", "deploy")
     subcommands: tuple = ()                    # ((name, short description), ...)
-    defaults: dict = field(default_factory=dict)   # flag -> default text where argparse's default differs
-    docs: dict = field(default_factory=dict)       # flag -> description specific to this command
+    defaults: dict = factory(dict)             # flag -> default text where argparse's default differs
+    docs: dict = factory(dict)                 # flag -> description specific to this command
     hidden: tuple = ()                             # accepted flags kubectl does not list for this command
     plain: tuple = ()                              # flags kubectl lists without their short form
 
@@ -158,10 +158,15 @@ def _go_default(action: argparse.Action) -> str:
 
 
 def installed(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
-    """`install` with the Help record of `command` (help_texts is imported only here, when a parser is built)."""
-    from kubelite.cli.help_texts import HELP
+    """`install` with the Help record of `command`, looked up only when the help is printed: only -h
+    reads the texts, and importing them is a few ms of every command's start."""
+    def format_help() -> str:
+        from kubelite.cli.help_texts import HELP
 
-    return install(parser, HELP[command])
+        return render(HELP[command], parser)
+
+    parser.format_help = format_help  # type: ignore[method-assign]
+    return parser
 
 
 def render_top() -> str:

@@ -9,10 +9,10 @@ is what commands open.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from urllib.parse import quote
 
 from kubelite.client.errors import ApiError
+from kubelite.client.record import Record
 
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:
@@ -29,8 +29,7 @@ PATCH_TYPES = {
 }
 
 
-@dataclass
-class WriteParams:
+class WriteParams(Record):
     dry_run: bool = False  # server-side dry run
     field_manager: str = ""
     field_validation: str = ""  # Strict | Warn | Ignore

@@ -10,9 +10,9 @@ kubeconfig's context and an optional SNI name. Responses answer `status_code`, `
 """
 from __future__ import annotations
 
+import _thread  # threading's Lock without threading's import, on every command's path
 import json
 import socket
-import threading
 from urllib.parse import urlencode, urlsplit
 
 # Characters a request path may carry unescaped (httpx's, from WHATWG's path percent-encode set).
@@ -198,6 +198,20 @@ class _Connection:
             pass
 
 
+def _ascii_host(host: str) -> str | bytes:
+    """A host name as the socket and ssl modules would encode it, already encoded when that is plain
+    ASCII: they encode a str with the idna codec, whose import (stringprep, unicodedata) would
+    cost every command. Anything else is left to the codec, its errors included."""
+    try:
+        raw = host.encode("ascii")
+    except UnicodeEncodeError:
+        return host
+    labels = raw.split(b".")
+    if not raw or len(labels[-1]) >= 64 or not all(0 < len(label) < 64 for label in labels[:-1]):
+        return host
+    return raw
+
+
 class Client:
     """Requests to one server (`base_url`), over a small pool of keep-alive connections."""
 
@@ -215,7 +229,7 @@ class Client:
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self._idle: list[_Connection] = []
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._closed = False
         host = f"[{self.host}]" if ":" in self.host else self.host
         default_port = 443 if parts.scheme == "https" else 80
@@ -327,7 +341,7 @@ class Client:
 
     def _open(self) -> _Connection:
         try:
-            sock = socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
+            sock = socket.create_connection((_ascii_host(self.host), self.port), timeout=self.connect_timeout)
         except socket.timeout:
             raise TimeoutException("timed out") from None
         except OSError as err:
@@ -335,7 +349,7 @@ class Client:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.scheme == "https":
             try:
-                sock = self._ssl.wrap_socket(sock, server_hostname=self._sni)
+                sock = self._ssl.wrap_socket(sock, server_hostname=_ascii_host(self._sni))
             except socket.timeout:
                 sock.close()
                 raise TimeoutException("timed out") from None

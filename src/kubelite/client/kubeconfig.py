@@ -12,18 +12,18 @@ Files are read with PyYAML only when there is one to read (startup speed).
 """
 from __future__ import annotations
 
-import base64
+import binascii
 import os
 import pathlib
-from dataclasses import dataclass, field
+
+from kubelite.client.record import Record, factory
 
 
 class ConfigError(Exception):
     """A kubeconfig problem; `str()` is the full line kubectl prints (without a trailing newline)."""
 
 
-@dataclass
-class Overrides:
+class Overrides(Record):
     """What the command line says about the connection (`--context`, `--cluster`, ...)."""
 
     kubeconfig: str | None = None
@@ -44,18 +44,17 @@ class Overrides:
     as_uid: str | None = None
 
 
-@dataclass
-class KubeConfig:
+class KubeConfig(Record):
     """A merged kubeconfig: named clusters, users and contexts, plus where each came from."""
 
-    clusters: dict[str, dict] = field(default_factory=dict)
-    users: dict[str, dict] = field(default_factory=dict)
-    contexts: dict[str, dict] = field(default_factory=dict)
+    clusters: dict[str, dict] = factory(dict)
+    users: dict[str, dict] = factory(dict)
+    contexts: dict[str, dict] = factory(dict)
     current_context: str = ""
-    preferences: dict = field(default_factory=dict)
-    files: list[pathlib.Path] = field(default_factory=list)  # existing files, in precedence order
+    preferences: dict = factory(dict)
+    files: list[pathlib.Path] = factory(list)  # existing files, in precedence order
     # name -> file that defined it, so that edits go back to the right file
-    origin: dict[tuple[str, str], pathlib.Path] = field(default_factory=dict)
+    origin: dict[tuple[str, str], pathlib.Path] = factory(dict)
 
     def to_dict(self) -> dict:
         """The merged config as kubectl's `config view` prints it (before redaction)."""
@@ -74,8 +73,7 @@ class KubeConfig:
         }
 
 
-@dataclass
-class Connection:
+class Connection(Record):
     """Everything needed to talk to one API server."""
 
     server: str | None  # None: the embedded local cluster
@@ -317,7 +315,7 @@ def _data_or_file(body: dict, key: str, kind: str, name: str) -> bytes | None:
     data = body.get(key + "-data")
     if data:
         try:
-            return base64.b64decode(str(data), validate=False)
+            return binascii.a2b_base64(str(data))  # base64.b64decode without its import
         except ValueError:
             raise ConfigError(f"error: {kind} {name}: {key}-data: illegal base64 data") from None
     path = body.get(key)

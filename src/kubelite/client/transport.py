@@ -334,14 +334,13 @@ def _httpx_client(base_url: str, headers: dict, auth, context, request_timeout: 
 def _exec_credentials(conn: Connection):
     """Run the kubeconfig's exec plugin: a client certificate goes into the TLS settings (fixed
     for the connection), a token into an auth that refreshes it when it expires."""
-    import dataclasses
-
     from kubelite.client import execplugin
+    from kubelite.client.record import replace
 
     plugin = execplugin.ExecPlugin(conn.exec, conn.exec_cluster)
     credential = plugin.credential()
     if credential.cert_data and credential.key_data:
-        conn = dataclasses.replace(conn, cert_data=credential.cert_data, key_data=credential.key_data)
+        conn = replace(conn, cert_data=credential.cert_data, key_data=credential.key_data)
     return conn, (execplugin.auth(plugin) if credential.token else None)
 
 
@@ -363,21 +362,53 @@ def ssl_context(conn: Connection):
     else:
         context = ssl.create_default_context()
     if conn.cert_data and conn.key_data:
-        import tempfile
-
-        # ssl loads a client key pair only from files: write them privately, load, remove.
-        with tempfile.TemporaryDirectory(prefix="kubelite-tls-") as tmp:
-            cert, key = pathlib.Path(tmp, "client.crt"), pathlib.Path(tmp, "client.key")
-            for path, data in ((cert, conn.cert_data), (key, conn.key_data)):
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-            try:
-                context.load_cert_chain(str(cert), str(key))
-            except ssl.SSLError as err:
-                raise ConnectionFailed(f"error: tls: failed to load the client certificate and key: "
-                                       f"{err.reason or err}") from None
+        try:
+            _load_client_pair(context, conn.cert_data, conn.key_data)
+        except ssl.SSLError as err:
+            raise ConnectionFailed(f"error: tls: failed to load the client certificate and key: "
+                                   f"{err.reason or err}") from None
     return context
+
+
+def _load_client_pair(context, cert: bytes, key: bytes) -> None:
+    """ssl loads a client key pair only from files. Where the system has anonymous in-memory files
+    (Linux), the pair never touches the disk (and tempfile, with random and shutil, is not imported
+    by every command); elsewhere they are written privately, loaded and removed."""
+    fds = _memory_files(2)
+    if fds:
+        try:
+            for fd, data in zip(fds, (cert, key)):
+                with os.fdopen(fd, "wb", closefd=False) as f:
+                    f.write(data)
+            context.load_cert_chain(*(f"/proc/self/fd/{fd}" for fd in fds))
+        finally:
+            for fd in fds:
+                os.close(fd)
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="kubelite-tls-") as tmp:
+        paths = pathlib.Path(tmp, "client.crt"), pathlib.Path(tmp, "client.key")
+        for path, data in zip(paths, (cert, key)):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+        context.load_cert_chain(*map(str, paths))
+
+
+def _memory_files(count: int) -> list[int]:
+    """File descriptors of anonymous in-memory files that can be opened by path; [] where there are none."""
+    if not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd"):
+        return []
+    fds: list[int] = []
+    try:
+        while len(fds) < count:
+            fds.append(os.memfd_create("kubelite-tls"))
+    except OSError:
+        for fd in fds:
+            os.close(fd)
+        return []
+    return fds
 
 
 def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Path | None = None) -> Transport:

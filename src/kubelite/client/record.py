@@ -1,0 +1,87 @@
+"""Plain data classes for the modules every short command imports.
+
+`@dataclass` costs a short command twice: importing dataclasses imports inspect (with ast, dis
+and tokenize), and each decorated class has its methods written and compiled at every start
+(a kubeconfig Connection with its 22 fields, ~1.5 ms). A `Record` subclass is declared the same
+way (annotated fields, defaults, `factory(list)` for a mutable default) and gets the same
+`__init__` (positional or keyword), `repr` and `==`, read from the declaration once, without
+generated code.
+"""
+from __future__ import annotations
+
+
+class factory:
+    """A default built afresh for each instance (dataclasses' `field(default_factory=...)`)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+
+_MISSING = object()
+
+
+class Record:
+    __slots__ = ()
+    _names: tuple[str, ...] = ()
+    _defaults: dict = {}
+    __hash__ = None  # mutable and compared by value, as a dataclass with eq
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        names = list(cls._names)
+        defaults = dict(cls._defaults)
+        for name in cls.__dict__.get("__annotations__", {}):
+            if name.startswith("_"):
+                continue
+            if name not in names:
+                names.append(name)
+            value = cls.__dict__.get(name, _MISSING)
+            if isinstance(value, factory):
+                delattr(cls, name)
+                defaults[name] = value
+            elif value is not _MISSING:
+                defaults[name] = value
+            elif defaults:
+                raise TypeError(f"non-default argument {name!r} follows default argument")
+        cls._names, cls._defaults = tuple(names), defaults
+
+    def __init__(self, *args, **kwargs):
+        names = self._names
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, {len(args)} were given")
+        for name, value in zip(names, args):
+            if name in kwargs:
+                raise TypeError(f"{type(self).__name__}() got multiple values for argument {name!r}")
+            setattr(self, name, value)
+        for name in names[len(args):]:
+            value = kwargs.pop(name, _MISSING)
+            if value is _MISSING:
+                value = self._defaults.get(name, _MISSING)
+                if value is _MISSING:
+                    raise TypeError(f"{type(self).__name__}() missing required argument: {name!r}")
+                if isinstance(value, factory):
+                    value = value.make()
+            setattr(self, name, value)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._names)
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._names)
+        return f"{type(self).__qualname__}({fields})"
+
+
+def replace(record: Record, **changes) -> Record:
+    """A copy of `record` with some fields changed (dataclasses.replace)."""
+    values = {name: getattr(record, name) for name in record._names}
+    values.update(changes)
+    return type(record)(**values)
