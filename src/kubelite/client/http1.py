@@ -83,15 +83,21 @@ class Request:
 
 
 class Response:
-    def __init__(self, status_code: int, reason: str, headers: Headers, request: Request, body_iter, on_close):
+    def __init__(self, status_code: int, reason: str | None, headers: Headers, request: Request, body_iter, on_close):
         self.status_code = status_code
-        self.reason_phrase = reason
+        self._reason = reason  # None: the status code's standard phrase, looked up if logging asks
         self.headers = headers
         self.request = request
         self._body_iter = body_iter
         self._on_close = on_close
         self._content: bytes | None = None
         self._complete = False  # the whole body was read: the connection can serve another request
+
+    @property
+    def reason_phrase(self) -> str:
+        if self._reason is None:
+            self._reason = _reason(self.status_code)
+        return self._reason
 
     @property
     def is_stream_consumed(self) -> bool:
@@ -388,7 +394,7 @@ class AppClient(Client):
             raise ReadError(str(err)) from err
         items = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw_headers]
         url = URL(f"{self.scheme}://{self._host_header}{target}", query)
-        return Response(status, _reason(status), Headers(items), Request(method, url),
+        return Response(status, None, Headers(items), Request(method, url),
                         _door_chunks(chunks), lambda complete: chunks.close())
 
     def close(self) -> None:

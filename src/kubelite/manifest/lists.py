@@ -1,7 +1,9 @@
 """The List kubectl prints when ``-o yaml``/``-o json`` has several objects."""
 from __future__ import annotations
 
-from typing import Iterable
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Iterable
 
 
 def as_list(objects: Iterable[dict]) -> dict:

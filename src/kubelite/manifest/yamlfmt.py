@@ -147,16 +147,18 @@ def _analyze(s: str) -> _Analysis:
     return _Analysis(line_breaks, block_plain, single, block)
 
 
-# Characters that encoding/json leaves raw but go-yaml's reader refuses:
-# kubectl's YAML printer fails on them.
-_UNREADABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff\ud800-\udfff]")
+@functools.lru_cache(maxsize=None)
+def _unreadable() -> re.Pattern:
+    """Characters that encoding/json leaves raw but go-yaml's reader refuses: kubectl's YAML printer
+    fails on them. (Compiled on the first non-ASCII string: its ranges cost ~0.5 ms.)"""
+    return re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff\ud800-\udfff]")
 
 
 @functools.lru_cache(maxsize=8192)
 def _string_style(s: str, simple_key: bool) -> int:
     """The style go-yaml v2 gives a string value (or a simple key)."""
     if not s.isascii() or "\x7f" in s:
-        if _UNREADABLE.search(s):
+        if _unreadable().search(s):
             raise ManifestError("yaml: control characters are not allowed")
     if "\n" in s:
         requested = LITERAL
@@ -499,7 +501,7 @@ class _Emitter:
     def double_quoted(self, text: str, allow_breaks: bool) -> None:
         self.write_indicator('"', True, False, False)
         escape_all = text.startswith("\ufeff")  # libyaml tests the BOM at offset 0 for every character
-        if not escape_all and _QUOTE_SAFE.match(text) and (not allow_breaks or self._fits(text)):
+        if not escape_all and _quote_safe(text) and (not allow_breaks or self._fits(text)):
             self.out.append(text)
             self.column += len(text)
         else:
@@ -578,7 +580,19 @@ class _Emitter:
         return "".join(self.out)
 
 
-_QUOTE_SAFE = re.compile("[ !#-\\[\\]-~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*\\Z")
+# What a double-quoted scalar may carry unescaped. Nearly every one is ASCII (resourceVersion,
+# "true"), for which printable ASCII but the quote and the backslash decides; the full set's
+# Unicode ranges take ~2 ms to compile, paid only for other text.
+_QUOTE_SAFE_ASCII = re.compile(r"[ !#-\[\]-~]*\Z")
+
+
+@functools.lru_cache(maxsize=None)
+def _quote_safe_unicode() -> re.Pattern:
+    return re.compile("[ !#-\\[\\]-~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*\\Z")
+
+
+def _quote_safe(text: str) -> bool:
+    return (_QUOTE_SAFE_ASCII if text.isascii() else _quote_safe_unicode()).match(text) is not None
 
 
 def to_yaml(obj: object) -> str:
