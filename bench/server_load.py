@@ -275,6 +275,10 @@ def main() -> int:
                     print(f"{cell:<16}{c:>6}{old:>9}{rate:>10.1f}{kube:>16}{ratio:>8}  {bad}", flush=True)
             pids = _server_pids(server.proc.pid)
             print(f"{'RSS after load (MiB)':<26} {' '.join(f'{m:.0f}' for m in _rss_mb(pids))}")
+            # The server gives freed heap back once the load is over (server/memtrim.py, at most
+            # a second or two after it): the size it then keeps.
+            time.sleep(3)
+            print(f"{'RSS 3 s later (MiB)':<26} {' '.join(f'{m:.0f}' for m in _rss_mb(_server_pids(server.proc.pid)))}")
             print("results:", json.dumps({f"{k[0]}@{k[1]}": round(v, 1) for k, v in results.items()}))
         finally:
             server.stop()

@@ -84,7 +84,13 @@ def serve(app, sock: socket.socket, certfile: str, keyfile: str,
             if on_started is not None and not self.should_exit:
                 on_started()
 
-    Server(config).run(sockets=[sock])
+    from kubelite.server.memtrim import Trimmer
+
+    trimmer = Trimmer().start()
+    try:
+        Server(config).run(sockets=[sock])
+    finally:
+        trimmer.stop()
 
 
 def _websocket_protocol():
