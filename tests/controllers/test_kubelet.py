@@ -97,6 +97,22 @@ def test_pod_ips_are_distinct_and_host_network_uses_the_node_address(cluster, ap
     assert api.get(f"{NS}/host").json()["status"]["podIP"] == "127.0.0.1"
 
 
+def test_the_lowest_address_a_deleted_pod_gave_up_is_handed_out_next(cluster, api):
+    for i in range(4):
+        assert api.post(NS, json=pod(f"p{i}")).status_code == 201
+        cluster.settle()
+    ips = [api.get(f"{NS}/p{i}").json()["status"]["podIP"] for i in range(4)]
+    assert ips == ["10.244.0.2", "10.244.0.3", "10.244.0.4", "10.244.0.5"]
+    for name in ("p2", "p1"):
+        assert api.delete(f"{NS}/{name}").status_code == 200
+    cluster.settle()
+    for name in ("q1", "q2", "q3"):
+        assert api.post(NS, json=pod(name)).status_code == 201
+        cluster.settle()
+    got = [api.get(f"{NS}/{name}").json()["status"]["podIP"] for name in ("q1", "q2", "q3")]
+    assert got == ["10.244.0.3", "10.244.0.4", "10.244.0.6"]
+
+
 def test_a_deleted_pod_is_removed(cluster, api):
     assert api.post(NS, json=pod("gone")).status_code == 201
     cluster.settle()

@@ -23,8 +23,10 @@ What the containers "print" is served by pods/log (handlers/pods.py, server/podl
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
+from collections import Counter
 
 from kubelite.server.controllers.base import STRATEGIC, Controller, object_key, split_key
 from kubelite.server.controllers.nodes import node_address, pod_cidr, simulated_nodes
@@ -184,12 +186,16 @@ class SimulatedKubelet(Controller):
     def __init__(self, ctx):
         super().__init__(ctx)
         self._ips: dict[str, str] = {}  # pod key -> IP of the running pods of the simulated nodes
+        self._holders: Counter = Counter()  # IP -> how many of those pods have it
+        # Pod network -> the lowest offset in it that may be free (those below are all held), so
+        # that a node's thousandth pod does not look at the 999 addresses before it.
+        self._free_from: dict[ipaddress.IPv4Network, int] = {}
         self._started: dict[str, float] = {}  # pod uid -> clock time it went Running (sub-second)
 
     def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
         key = object_key(obj)
         if event_type == "DELETED":
-            self._ips.pop(key, None)
+            self._release(key)
             self._started.pop((obj.get("metadata") or {}).get("uid"), None)
             return
         if (obj.get("spec") or {}).get("nodeName") in simulated_nodes(self.ctx.options):
@@ -200,9 +206,9 @@ class SimulatedKubelet(Controller):
         """Remember the address of a running pod (one started before this process, too)."""
         status = pod.get("status") or {}
         if status.get("phase") in _TERMINAL:
-            self._ips.pop(key, None)
+            self._release(key)
         elif status.get("podIP") and not (pod.get("spec") or {}).get("hostNetwork"):
-            self._ips[key] = status["podIP"]
+            self._hold(key, status["podIP"])
 
     def sync(self, key: str) -> None:
         ns, name = split_key(key)
@@ -220,7 +226,7 @@ class SimulatedKubelet(Controller):
         status = pod.get("status") or {}
         phase = status.get("phase")
         if phase in _TERMINAL:
-            self._ips.pop(key, None)  # its address may be handed out again
+            self._release(key)  # its address may be handed out again
             return
         if phase != "Running" or not status.get("startTime"):
             self._start(pod, nodes[node_name], key)
@@ -261,21 +267,48 @@ class SimulatedKubelet(Controller):
             pod_ip = host_ip
         else:
             pod_ip = self._ips.get(key) or self._allocate_ip(node_index, (pod.get("spec") or {}).get("nodeName"))
-            self._ips[key] = pod_ip
+            self._hold(key, pod_ip)
         self._patch_status(pod, running_status(pod, host_ip, pod_ip, self.clock.rfc3339()))
         self._started[pod["metadata"].get("uid")] = self.clock.time()
         if wanted_completion(pod) is not None:
             self.queue.add_after(key, COMPLETE_AFTER)
 
     def _allocate_ip(self, node_index: int, node_name: str) -> str:
-        used = set(self._ips.values())
-        network = ipaddress.ip_network(pod_cidr(node_index))
+        """The lowest address of the node's pod network no pod holds."""
+        network = _pod_network(node_index)
         first = int(network.network_address)
-        for offset in range(2, network.num_addresses - 1):  # .1 is the node's bridge
+        offset = self._free_from.get(network, 2)  # .1 is the node's bridge
+        while offset < network.num_addresses - 1:
             address = str(ipaddress.ip_address(first + offset))
-            if address not in used:
+            if not self._holders[address]:
+                self._free_from[network] = offset
                 return address
+            offset += 1
+        self._free_from[network] = offset
         raise RuntimeError(f"no pod IP left on {node_name}")
+
+    def _hold(self, key: str, ip: str) -> None:
+        if self._ips.get(key) == ip:
+            return
+        self._release(key)
+        self._ips[key] = ip
+        self._holders[ip] += 1
+
+    def _release(self, key: str) -> None:
+        ip = self._ips.pop(key, None)
+        if ip is None:
+            return
+        self._holders[ip] -= 1
+        if self._holders[ip]:
+            return
+        del self._holders[ip]
+        try:
+            address = ipaddress.ip_address(ip)
+        except ValueError:
+            return  # a status written by someone else: never one of ours to hand out
+        for network, offset in self._free_from.items():
+            if address in network:
+                self._free_from[network] = min(offset, max(2, int(address) - int(network.network_address)))
 
     def _patch_status(self, pod: dict, status: dict) -> None:
         meta = pod["metadata"]
@@ -285,6 +318,11 @@ class SimulatedKubelet(Controller):
         except StatusError as err:
             if err.code != 404:
                 raise
+
+
+@functools.lru_cache(maxsize=256)
+def _pod_network(node_index: int) -> ipaddress.IPv4Network:
+    return ipaddress.ip_network(pod_cidr(node_index))
 
 
 def _started_at(pod: dict) -> float | None:

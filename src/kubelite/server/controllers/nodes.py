@@ -14,6 +14,7 @@ pods Ready=False with a NodeNotReady event; a node whose Lease is renewed again 
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 
 from kubelite.server.controllers.base import MERGE, STRATEGIC, Controller
@@ -42,7 +43,13 @@ _HEALTHY = (
 
 def node_names(count: int) -> list[str]:
     """node-a .. node-z, node-aa, node-ab, ...: the simulated nodes of a cluster of `count`."""
-    return [f"node-{_letters(i)}" for i in range(max(int(count or 0), 0))]
+    return list(_node_names(max(int(count or 0), 0)))
+
+
+# The kubelet asks for every pod event which nodes it simulates: the names are made once.
+@functools.lru_cache(maxsize=16)
+def _node_names(count: int) -> tuple[str, ...]:
+    return tuple(f"node-{_letters(i)}" for i in range(count))
 
 
 def _letters(i: int) -> str:

@@ -51,6 +51,9 @@ class Scheduler(Controller):
         self._placed: dict[str, tuple[str, dict, dict]] = {}
         self._anti: set[str] = set()  # placed pods with required anti-affinity (others must respect)
         self._used: dict[str, dict] = {}
+        # Per node: the node object read last, its allocatable, and its load (None: stale). A
+        # binding changes one node's load: the others' are not computed again for the next pod.
+        self._nodes: dict[str, list] = {}
         # Pods bound but not yet seen bound in the cache (the real scheduler's "assumed" pods),
         # so that two pods scheduled back to back both count against a node.
         self._assumed: set[str] = set()
@@ -60,6 +63,8 @@ class Scheduler(Controller):
 
     def handle(self, rid: str, event_type: str, obj: dict, old: dict | None) -> None:
         if rid == "nodes":
+            if event_type == "DELETED":
+                self._nodes.pop((obj.get("metadata") or {}).get("name"), None)
             self._retry_unschedulable()
             return
         key = object_key(obj)
@@ -92,14 +97,35 @@ class Scheduler(Controller):
             used = self._used[before[0]]
             for resource, amount in before[1].items():
                 used[resource] -= amount
+            self._stale_load(before[0])
         if node:
             requests = {**pod_requests(pod), "pods": 1}
+            self._stale_load(node)
             used = self._used.setdefault(node, {})
             for resource, amount in requests.items():
                 used[resource] = used.get(resource, 0) + amount
             self._placed[key] = (node, requests, pod)
             if podaffinity.required_terms(pod, "podAntiAffinity"):
                 self._anti.add(key)
+
+    def _stale_load(self, node: str) -> None:
+        known = self._nodes.get(node)
+        if known is not None:
+            known[2] = None
+
+    def _known(self, node: dict) -> list:
+        """[node, allocatable, load] of `node`, computed again for a node object not seen before."""
+        name = node["metadata"]["name"]
+        known = self._nodes.get(name)
+        if known is None or known[0] is not node:  # the entry holds the object: its id is not reused
+            known = self._nodes[name] = [node, node_allocatable(node), None]
+        return known
+
+    def _node_load(self, node: dict) -> float:
+        known = self._known(node)
+        if known[2] is None:
+            known[2] = _load(known[1], self._used.get(node["metadata"]["name"]))
+        return known[2]
 
     def _retry_unschedulable(self) -> None:
         for key in sorted(self._unschedulable):
@@ -120,8 +146,9 @@ class Scheduler(Controller):
             placed = [(p, n) for n, _, p in self._placed.values()]
             by_name = {n["metadata"]["name"]: n for n in nodes}
         feasible, reasons = [], Counter()
+        requests = sorted(pod_requests(pod).items())
         for node in nodes:
-            why = self._misfit(pod, node, usage.get(node["metadata"]["name"]))
+            why = self._misfit(pod, requests, node, usage.get(node["metadata"]["name"]))
             if why is None and placed is not None:
                 why = podaffinity.misfit(pod, node, placed, by_name)
             if why is None:
@@ -131,11 +158,12 @@ class Scheduler(Controller):
         if not feasible:
             self._fail(pod, key, len(nodes), reasons)
             return
-        node = min(feasible, key=lambda n: (_load(n, usage.get(n["metadata"]["name"])), n["metadata"]["name"]))
+        node = min(feasible, key=lambda n: (self._node_load(n), n["metadata"]["name"]))
         self._bind(pod, key, node["metadata"]["name"])
 
-    def _misfit(self, pod: dict, node: dict, used: dict | None) -> tuple[str, bool] | None:
-        """Why `pod` does not fit on `node` (the first failing filter), or None if it fits."""
+    def _misfit(self, pod: dict, requests: list, node: dict, used: dict | None) -> tuple[str, bool] | None:
+        """Why `pod` (its requests in resource order) does not fit on `node` (the first failing
+        filter), or None if it fits."""
         spec = pod.get("spec") or {}
         # kube-scheduler's filter order: NodeUnschedulable, TaintToleration, NodeAffinity, resources.
         if (node.get("spec") or {}).get("unschedulable") and not _tolerates_unschedulable(spec):
@@ -146,10 +174,10 @@ class Scheduler(Controller):
         if not matches_node_selector(spec, node):
             return AFFINITY
         used = used or {"pods": 0}
-        allocatable = node_allocatable(node)
+        allocatable = self._known(node)[1]
         if used.get("pods", 0) + 1 > allocatable.get("pods", 0):
             return TOO_MANY_PODS
-        for resource, amount in sorted(pod_requests(pod).items()):
+        for resource, amount in requests:
             if amount and used.get(resource, 0) + amount > allocatable.get(resource, 0):
                 return (f"Insufficient {resource}", True)
         return None
@@ -232,9 +260,8 @@ def failure_message(total: int, reasons: Counter) -> str:
     return text
 
 
-def _load(node: dict, used: dict | None) -> float:
+def _load(allocatable: dict, used: dict | None) -> float:
     """Fraction of the node's allocatable cpu and memory requested (lower is better)."""
-    allocatable = node_allocatable(node)
     used = used or {}
     fractions = [used.get(r, 0) / allocatable[r] for r in ("cpu", "memory") if allocatable.get(r)]
     pods = used.get("pods", 0) / allocatable["pods"] if allocatable.get("pods") else 0
