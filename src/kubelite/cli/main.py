@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(render_options())
         return 0
-    if command_line.has_children(path) and (path not in command_line.OWN_RUNS):
+    if path not in command_line.OWN_RUNS and command_line.has_children(path):  # OWN_RUNS first: no help texts
         return command_line.run_group(path, rest)
     if path == ("create",) and rest and not rest[0].startswith("-"):  # `create foo`: maybe kubectl-create-foo
         from kubelite.cli import plugins
