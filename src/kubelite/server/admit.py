@@ -23,6 +23,7 @@ class ClusterAdmission:
 
     def __init__(self, api):
         self.api = api
+        self._held: dict = {}  # Service key -> (mod_revision, uid, cluster IPs, node ports)
 
     # -- create ----------------------------------------------------------------------------------
 
@@ -107,25 +108,35 @@ class ClusterAdmission:
         return [json.loads(kv.value) for kv in self.api.store.range(self.api._prefix(info, namespace)).kvs]
 
     def _services(self, own_uid: str | None):
+        """What each stored Service holds: (cluster IPs, node ports), but the one with `own_uid`.
+
+        Every Service created reads all the others, so what a stored value holds is kept under
+        its key and mod_revision (the same bytes while those are the same): creating n Services
+        decoded n²/2 of them before. The range itself is read each time, so a Service written or
+        deleted through another server is seen."""
+        held = {}
         for kv in self.api.store.range(_SERVICES).kvs:
-            svc = json.loads(kv.value)
-            if own_uid and (svc.get("metadata") or {}).get("uid") == own_uid:
-                continue
-            yield svc.get("spec") or {}
+            entry = self._held.get(kv.key)
+            if entry is None or entry[0] != kv.mod_revision:
+                entry = (kv.mod_revision, *_holdings(json.loads(kv.value)))
+            held[kv.key] = entry
+        self._held = held
+        return [(ips, ports) for _, uid, ips, ports in held.values() if not (own_uid and uid == own_uid)]
 
     def _used_cluster_ips(self, own_uid: str | None) -> set[str]:
-        used = set()
-        for spec in self._services(own_uid):
-            used.update(ip for ip in spec.get("clusterIPs") or [] if ip and ip != "None")
-            if spec.get("clusterIP") and spec["clusterIP"] != "None":
-                used.add(spec["clusterIP"])
-        return used
+        return {ip for ips, _ in self._services(own_uid) for ip in ips}
 
     def _used_node_ports(self, own_uid: str | None) -> set[int]:
-        used = set()
-        for spec in self._services(own_uid):
-            used.update(p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p, dict)
-                        and p.get("nodePort"))
-            if spec.get("healthCheckNodePort"):
-                used.add(spec["healthCheckNodePort"])
-        return used
+        return {port for _, ports in self._services(own_uid) for port in ports}
+
+
+def _holdings(svc: dict) -> tuple[str | None, frozenset, frozenset]:
+    """(uid, cluster IPs, node ports) of a stored Service."""
+    spec = svc.get("spec") or {}
+    ips = {ip for ip in spec.get("clusterIPs") or [] if ip and ip != "None"}
+    if spec.get("clusterIP") and spec["clusterIP"] != "None":
+        ips.add(spec["clusterIP"])
+    ports = {p.get("nodePort") for p in spec.get("ports") or [] if isinstance(p, dict) and p.get("nodePort")}
+    if spec.get("healthCheckNodePort"):
+        ports.add(spec["healthCheckNodePort"])
+    return (svc.get("metadata") or {}).get("uid"), frozenset(ips), frozenset(ports)
