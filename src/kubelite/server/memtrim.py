@@ -14,8 +14,6 @@ pays nothing but the look (one read of /proc/self/statm).
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import threading
 
@@ -26,11 +24,10 @@ INTERVAL = 1.0
 
 def _malloc_trim():
     """glibc's malloc_trim, or None where there is none (musl, macOS)."""
-    name = ctypes.util.find_library("c")
-    if not name:
-        return None
-    try:
-        trim = ctypes.CDLL(name).malloc_trim
+    import ctypes
+
+    try:  # the symbols the process already has: no library search (find_library runs ldconfig)
+        trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return None
     trim.argtypes = [ctypes.c_size_t]
@@ -86,14 +83,17 @@ class Trimmer:
         return self._previous
 
     def start(self) -> "Trimmer":
-        if self._trim is None:
-            self._trim = _malloc_trim()
-        if self._trim is not None and self._resident() is not None and self._thread is None:
+        if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="kubelite-memtrim", daemon=True)
             self._thread.start()
         return self
 
     def _run(self) -> None:
+        # ctypes is imported here, off the path to the server's first answer
+        if self._trim is None:
+            self._trim = _malloc_trim()
+        if self._trim is None or self._resident() is None:
+            return
         while not self._stop.wait(self.interval):
             self.tick()
 
