@@ -14,6 +14,20 @@ def test_groups_are_the_commands_with_subcommands():
     assert set(command_line.GROUPS) <= set(COMMANDS)
 
 
+def test_subcommand_table_is_the_help_records():
+    """command_line.SUBCOMMANDS says what the help records say: each subcommand, named by its aliases."""
+    paths = {tuple(name.split()[:i]) for name in HELP for i in range(1, len(name.split()))}
+    for path in paths:
+        prefix = " ".join(path) + " "
+        expected = {}
+        for command, record in HELP.items():
+            name = command[len(prefix):]
+            if command.startswith(prefix) and " " not in name:
+                expected.update({alias: name for alias in (record.aliases or (name,))})
+        assert list(command_line.children(path).items()) == list(expected.items()), path
+    assert set(command_line.SUBCOMMANDS) <= {" ".join(p) for p in paths}
+
+
 @pytest.mark.parametrize("argv, path, rest", [
     # a subcommand's flags before its name, a parent's after it
     ("create --dry-run=client -o yaml deployment x --image=n", ("create", "deployment"),

@@ -22,10 +22,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--max", default=None)
     p.add_argument("--cpu-percent", dest="cpu_percent", default="-1")
     p.add_argument("--name", default="")
-    from kubelite.cli.help import install
-    from kubelite.cli.help_texts import HELP
+    from kubelite.cli.help import installed
 
-    return install(p, HELP["autoscale"])
+    return installed(p, "autoscale")
 
 
 def _int32(flag: str, text: str) -> int:

@@ -36,10 +36,9 @@ def build_parser() -> common.Parser:
     p.add_argument("-l", "--selector", default="", help="only create the objects whose labels match")
     # kubectl accepts it on every platform; line endings only matter on Windows, with --edit
     p.add_argument("--windows-line-endings", action="store_true", help="CRLF line endings in the editor")
-    from kubelite.cli.help import install
-    from kubelite.cli.help_texts import HELP
+    from kubelite.cli.help import installed
 
-    return install(p, HELP["create"])
+    return installed(p, "create")
 
 
 def run(argv: list[str]) -> int:

@@ -415,10 +415,9 @@ def _parser(spec: Spec) -> common.Parser:
     # generator flags shadow global ones of the same name (rolebinding --user), as in kubectl
     p.conflict_handler = p._optionals.conflict_handler = "resolve"
     spec.flags(p)
-    from kubelite.cli.help import install
-    from kubelite.cli.help_texts import HELP
+    from kubelite.cli.help import installed
 
-    return install(p, HELP[f"create {spec.path}"])
+    return installed(p, f"create {spec.path}")
 
 
 def run(argv: list[str]) -> int:

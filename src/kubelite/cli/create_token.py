@@ -29,10 +29,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--bound-object-kind", default="")
     p.add_argument("--bound-object-name", default="")
     p.add_argument("--bound-object-uid", default="")
-    from kubelite.cli.help import install
-    from kubelite.cli.help_texts import HELP
+    from kubelite.cli.help import installed
 
-    return install(p, HELP["create token"])
+    return installed(p, "create token")
 
 
 def run(argv: list[str]) -> int:

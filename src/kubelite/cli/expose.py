@@ -26,10 +26,9 @@ def build_parser() -> common.Parser:
         p.add_argument(*names, dest=flag, default="")
     p.add_argument("--overrides", default="")
     p.add_argument("--override-type", default="merge")
-    from kubelite.cli.help import install
-    from kubelite.cli.help_texts import HELP
+    from kubelite.cli.help import installed
 
-    return install(p, HELP["expose"])
+    return installed(p, "expose")
 
 
 def run(argv: list[str]) -> int:

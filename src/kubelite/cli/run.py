@@ -33,10 +33,9 @@ def build_parser() -> common.Parser:
     p.add_argument("--attach", action="store_true")
     p.add_argument("--rm", action="store_true")
     p.add_argument("--expose", action="store_true")
-    from kubelite.cli.help import install
-    from kubelite.cli.help_texts import HELP
+    from kubelite.cli.help import installed
 
-    return install(p, HELP["run"])
+    return installed(p, "run")
 
 
 def run(argv: list[str]) -> int:

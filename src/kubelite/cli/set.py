@@ -67,10 +67,9 @@ def _parser(sub: str) -> common.Parser:
         p.add_argument("--user", action="append", default=[])
         p.add_argument("--group", action="append", default=[])
         p.add_argument("--serviceaccount", action="append", default=[])
-    from kubelite.cli.help import install
-    from kubelite.cli.help_texts import HELP
+    from kubelite.cli.help import installed
 
-    return install(p, HELP[f"set {sub}"])
+    return installed(p, f"set {sub}")
 
 
 def _set(sub: str, args) -> int:

@@ -32,8 +32,8 @@ class Record:
         super().__init_subclass__(**kwargs)
         names = list(cls._names)
         defaults = dict(cls._defaults)
-        for name in cls.__dict__.get("__annotations__", {}):
-            if name.startswith("_"):
+        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+            if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
                 continue
             if name not in names:
                 names.append(name)
