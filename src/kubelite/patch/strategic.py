@@ -159,10 +159,12 @@ def _reject_constant(name: str) -> Any:
 
 
 def _clone(value: Any) -> Any:
+    # Containers are copied one by one, so that a document whose parts are shared (YAML anchors)
+    # comes back with none shared; scalars are not called for (most of a document's values).
     if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
+        return {k: _clone(v) if isinstance(v, (dict, list)) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [_clone(v) for v in value]
+        return [_clone(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 

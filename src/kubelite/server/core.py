@@ -397,8 +397,10 @@ class APIServer:
         from kubelite.schema.goorder import as_served
         from kubelite.server import patchcheck
 
-        served = as_served(clone(old))  # the patch applies to the object as encoded
-        patched = patching.apply(patch_type, clone(served), patch, r)
+        # The patch applies to the object as encoded. Both are read, never changed, here: the
+        # patch engines copy the document they patch, so `served` may share parts with `old`.
+        served = as_served(old)
+        patched = patching.apply(patch_type, served, patch, r)
         if not isinstance(patched, dict):
             raise errors.bad_request("the patch did not produce an object")
         warnings = [] if opts.trusted else \
@@ -751,8 +753,8 @@ class APIServer:
             merged.setdefault("spec", {})["finalizers"] = list((new.get("spec") or {}).get("finalizers") or [])
             return merged
         if subresource == "status":
-            # Shallow: defaults.apply_defaults below returns a deep copy, which shares nothing
-            # with `old` (a full copy here was a twentieth of a test suite's time).
+            # Shallow: _defaulted below returns a deep copy, which shares nothing with `old` but
+            # its managedFields (a full copy here was a twentieth of a test suite's time).
             merged = {**old, "metadata": dict(old["metadata"])}
             if "status" in new:
                 merged["status"] = new["status"]
@@ -762,9 +764,7 @@ class APIServer:
                 # The Deployment status strategy resets only spec and labels: the controller
                 # writes the revision annotation with its status.
                 merged["metadata"]["annotations"] = meta["annotations"]
-            from kubelite.server.admission import defaults
-
-            return defaults.apply_defaults(merged)
+            return _defaulted(merged)
         for immutable in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
                           "namespace", "name"):
             if immutable in old_meta:
@@ -1005,6 +1005,25 @@ def _ordered(obj: dict) -> dict:
     for key, value in obj.items():
         if key not in out:
             out[key] = value
+    return out
+
+
+def _defaulted(obj: dict) -> dict:
+    """defaults.apply_defaults(obj) sharing obj's managedFields rather than copying them (half of
+    a running Pod): no defaulting reads them, and a write only ever replaces them, never changes
+    them in place."""
+    from kubelite.server.admission import defaults
+
+    meta = obj.get("metadata")
+    managed = meta.get("managedFields") if isinstance(meta, dict) else None
+    if managed is None:
+        return defaults.apply_defaults(obj)
+    meta["managedFields"] = None  # keeps its place among the keys
+    try:
+        out = defaults.apply_defaults(obj)
+    finally:
+        meta["managedFields"] = managed
+    out["metadata"]["managedFields"] = managed
     return out
 
 

@@ -28,7 +28,22 @@ def field(name: str) -> str:
 
 
 def key_element(keys: dict) -> str:
-    return "k:" + go_json(dict(sorted(keys.items())))
+    items = tuple(sorted(keys.items()))
+    types = tuple(type(v) for _, v in items)
+    if all(t in _CACHED_KEY_TYPES for t in types):
+        return _key_element(items, types)
+    return "k:" + go_json(dict(items))
+
+
+# The same few keys (a container's name, a condition's type) name the items of every object of
+# a kind. The types are part of the cache key: True and 1 are equal, their JSON is not (floats,
+# -0.0 equal to 0.0, are not cached).
+_CACHED_KEY_TYPES = frozenset({str, int, bool, type(None)})
+
+
+@lru_cache(maxsize=4096)
+def _key_element(items: tuple, types: tuple) -> str:
+    return "k:" + go_json(dict(items))
 
 
 def value_element(value) -> str:
@@ -107,8 +122,10 @@ def _ordered_tree(node: dict, top: bool = False) -> dict:
     member = node.pop(_MEMBER, False)
     if node and member and not top:
         out["."] = {}
-    for pe in _sorted_elements(node):
-        out[pe] = _ordered_tree(node[pe])
+    for pe in _sorted_elements(node) if len(node) > 1 else node:
+        child = node[pe]
+        # Most members are leaves: their encoding is {} without a walk.
+        out[pe] = {} if len(child) == 1 and _MEMBER in child else _ordered_tree(child)
     return out
 
 

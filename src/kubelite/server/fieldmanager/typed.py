@@ -255,12 +255,7 @@ def _compare(lhs, rhs, s, path: tuple, res: Comparison, top: bool = False) -> No
     leafy = kind == SCALAR or atomic or (_empty(lhs) and _empty(rhs)) \
         or not _container_fits(kind, lhs) or not _container_fits(kind, rhs)
     if leafy:
-        if lhs is MISSING:
-            res.added.add(path)
-        elif rhs is MISSING:
-            res.removed.add(path)
-        elif lhs != rhs or type(lhs) is not type(rhs):
-            res.modified.add(path)
+        _leaf(lhs, rhs, path, res)
         return
     if kind == LIST:
         items = item_schema(s)
@@ -272,13 +267,26 @@ def _compare(lhs, rhs, s, path: tuple, res: Comparison, top: bool = False) -> No
         left = lhs if isinstance(lhs, dict) else {}
         right = rhs if isinstance(rhs, dict) else {}
         for key in list(left) + [k for k in right if k not in left]:
-            _compare(left.get(key, MISSING), right.get(key, MISSING), child_schema(s, key),
-                     path + (fp.field(key),), res)
+            before, after = left.get(key, MISSING), right.get(key, MISSING)
+            if isinstance(before, (dict, list)) or isinstance(after, (dict, list)):
+                _compare(before, after, child_schema(s, key), path + (fp.field(key),), res)
+            else:  # two scalars are a leaf whatever the schema says: no walk
+                _leaf(before, after, path + (fp.field(key),), res)
     if not top:
         if lhs is MISSING:
             res.added.add(path)
         elif rhs is MISSING:
             res.removed.add(path)
+
+
+def _leaf(lhs, rhs, path: tuple, res: Comparison) -> None:
+    """A leaf's change: added, removed or modified (its values are not walked)."""
+    if lhs is MISSING:
+        res.added.add(path)
+    elif rhs is MISSING:
+        res.removed.add(path)
+    elif lhs != rhs or type(lhs) is not type(rhs):
+        res.modified.add(path)
 
 
 def _one_sided(value, s, path: tuple, out: set) -> None:
@@ -295,7 +303,10 @@ def _one_sided(value, s, path: tuple, out: set) -> None:
         return
     if isinstance(value, dict):
         for key, val in value.items():
-            _one_sided(val, child_schema(s, key), path + (fp.field(key),), out)
+            if isinstance(val, (dict, list)):
+                _one_sided(val, child_schema(s, key), path + (fp.field(key),), out)
+            else:  # a leaf whatever the schema says
+                out.add(path + (fp.field(key),))
 
 
 def _container_fits(kind: str, v) -> bool:
