@@ -123,3 +123,32 @@ def test_dry_run_stores_nothing(served):
         assert r.status_code == 201
         assert "resourceVersion" not in r.json()["metadata"]
         assert c.get("/api/v1/namespaces/default/configmaps/dry").status_code == 404
+
+
+def test_a_body_larger_than_a_write_slice_arrives_whole(served):
+    """Large answers go out in slices (server/app.py): a LIST of ~2.5 MB, read back over TLS by
+    httpx and by kubectl, is the same list the in-process path would give, every byte there."""
+    import subprocess
+
+    from kubelite.server import app as app_module
+
+    blob = "y" * 400_000
+    with _client(served, served.token) as c:
+        for i in range(6):
+            r = c.post("/api/v1/namespaces/default/configmaps",
+                       json={"metadata": {"name": f"big-{i}"}, "data": {"blob": blob + str(i)}})
+            assert r.status_code == 201, r.text
+        r = c.get("/api/v1/namespaces/default/configmaps")
+    assert r.status_code == 200
+    assert len(r.content) > 4 * app_module._SLICE
+    assert int(r.headers["content-length"]) == len(r.content)
+    items = {item["metadata"]["name"]: item["data"]["blob"] for item in r.json()["items"]
+             if item["metadata"]["name"].startswith("big-")}
+    assert items == {f"big-{i}": blob + str(i) for i in range(6)}
+    kubectl = pathlib.Path("/usr/bin/kubectl")
+    if kubectl.exists():
+        out = subprocess.run([str(kubectl), "--kubeconfig", str(served.kubeconfig), "get", "configmaps",
+                              "-o", "json"], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert sorted(i["metadata"]["name"] for i in json.loads(out.stdout)["items"]
+                      if i["metadata"]["name"].startswith("big-")) == [f"big-{i}" for i in range(6)]
