@@ -50,6 +50,9 @@ class App:
         self.stopping: asyncio.Event | None = None
         # serve --request-timeout; None: REQUEST_TIMEOUT
         self.request_timeout: float | None = None
+        from kubelite.server.traffic import Traffic
+
+        self.traffic = Traffic()  # the requests in flight, which the controllers give way to
 
     async def __call__(self, scope, receive, send):
         kind = scope["type"]
@@ -63,8 +66,12 @@ class App:
             return
         if self.stopping is None:
             self.stopping = asyncio.Event()
-        request = await _read_request(scope, receive)
-        response = await self._counted(request)
+        self.traffic.enter()
+        try:
+            request = await _read_request(scope, receive)
+            response = await self._counted(request)
+        finally:
+            self.traffic.leave()
         await _send_response(response, send, receive, head=scope["method"] == "HEAD")
 
     async def _websocket(self, scope, receive, send):

@@ -65,6 +65,7 @@ class Cluster:
 
             self.registry.add_aggregated(*api_resources())
         self.manager = ControllerManager(self.api, self.clock, controller_classes, self.options)
+        self.manager.traffic = self.app.traffic
         self.background = (not isinstance(self.clock, FakeClock)) if background is None else background
         self._transports: list = []
         self._closed = False

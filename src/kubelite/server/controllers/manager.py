@@ -72,6 +72,7 @@ class ControllerManager:
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self.traffic = None  # the API's requests in flight (server.traffic), given way to in the background
         self.elector = None
         if getattr(self.store, "shared", False):
             from kubelite.server.controllers.leader import LeaderElector
@@ -142,6 +143,7 @@ class ControllerManager:
     def _run(self) -> None:
         while not self._stopping.is_set():
             try:
+                self._give_way()
                 with self._lock:
                     self._ensure_watching()
                     self._elect()
@@ -195,6 +197,7 @@ class ControllerManager:
             backlog = controller.queue.ready()
             self._sync(controller, key)
             for _ in range(_TURN - 1 if backlog >= _BACKLOG else 0):
+                self._give_way()
                 self._drain()
                 key = controller.queue.pop()
                 if key is None:
@@ -202,6 +205,11 @@ class ControllerManager:
                 self._sync(controller, key)
             return True
         return drained
+
+    def _give_way(self) -> None:
+        """In the background, wait (a bounded while) for the API requests in flight to finish."""
+        if self.traffic is not None and self._thread is threading.current_thread():
+            self.traffic.wait_quiet()
 
     @staticmethod
     def _sync(controller, key: str) -> None:
