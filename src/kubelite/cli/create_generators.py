@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
-from typing import Callable
 
 from kubelite.cli import common
+from kubelite.client.record import Record, factory
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Callable
 
 # generator name (with aliases) -> subcommand table key
 ALIASES = {
@@ -79,8 +82,7 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f'strconv.ParseBool: parsing "{text}": invalid syntax')
 
 
-@dataclass
-class Spec:
+class Spec(Record):
     path: str                      # "deployment", "service nodeport", ...
     build: Callable                # (args, ctx) -> object dict
     flags: Callable                # (parser) -> None
@@ -89,11 +91,10 @@ class Spec:
     namespaced: bool = True
 
 
-@dataclass
-class Context:
+class Context(Record):
     name: str
     namespace: str | None          # only when -n was given (kubectl's EnforceNamespace)
-    command: list[str] = field(default_factory=list)
+    command: list[str] = factory(list)
     session: object = None
     err: object = None
 
