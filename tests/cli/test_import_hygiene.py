@@ -25,6 +25,9 @@ print(json.dumps({"code": code, "stdout": out.getvalue(), "modules": sorted(sys.
 # Never needed to print the client version.
 VERSION_FORBIDDEN = ("httpx", "httpcore", "uvicorn", "yaml", "cryptography", "asyncio", "sqlite3", "kubelite.server",
                      "kubelite.client", "kubelite.manifest", "kubelite.schema", "kubelite.apply")
+# Loaded only for -h or by other commands: the help texts, dataclasses with inspect, platform, shutil, typing.
+SHORT_COMMAND_FORBIDDEN = ("kubelite.cli.help_texts", "kubelite.cli.help_texts_manage", "dataclasses", "inspect",
+                           "platform", "shutil", "typing")
 # Never needed to list namespaces from the embedded cluster: serving sockets, TLS certificates,
 # YAML, file readers, the apply engine, kustomize, httpx's optional command-line tool.
 GET_EMBEDDED_FORBIDDEN = ("uvicorn", "cryptography", "yaml", "click", "pygments", "kubelite.manifest.documents",
@@ -48,6 +51,18 @@ def test_version_client_loads_no_client_or_server(tmp_path):
     result = probe(tmp_path, "version", "--client")
     assert result["code"] == 0 and "kubelite" in result["stdout"]
     assert loaded(result["modules"], VERSION_FORBIDDEN) == []
+
+
+def test_version_client_loads_no_help_texts_nor_dataclasses(tmp_path):
+    result = probe(tmp_path, "version", "--client")
+    assert loaded(result["modules"], SHORT_COMMAND_FORBIDDEN) == []
+
+
+def test_create_dry_run_loads_no_help_texts_nor_dataclasses(tmp_path):
+    result = probe(tmp_path, "create", "configmap", "c", "--from-literal=a=b", "--dry-run=client", "-o", "name")
+    assert result["code"] == 0 and result["stdout"] == "configmap/c\n"
+    # (the built-in schema it reads brings typing, and shutil through importlib.resources)
+    assert loaded(result["modules"], SHORT_COMMAND_FORBIDDEN[:5]) == []
 
 
 def test_get_namespaces_embedded_loads_no_serving_or_yaml(tmp_path):

@@ -30,6 +30,9 @@ def test_get_namespaces_over_https_without_httpx(served, tmp_path):
     # nor PyYAML (the kubeconfig `kubelite serve` wrote is read by kubelite.client.kubeconfig_yaml),
     # nor typing (annotations only)
     assert loaded(result["modules"], FORBIDDEN + ("yaml", "typing")) == []
+    # nor what only -h, another command or a file-backed client key pair needs (help texts,
+    # tempfile with shutil), nor the idna codec for an ASCII host name
+    assert loaded(result["modules"], ("kubelite.cli.help_texts", "tempfile", "shutil", "encodings.idna")) == []
 
 
 def test_apply_and_get_yaml_over_https_without_httpx(served, tmp_path):
@@ -39,4 +42,6 @@ def test_apply_and_get_yaml_over_https_without_httpx(served, tmp_path):
     assert applied["code"] == 0 and applied["stdout"] == "configmap/import-probe created\n"
     shown = probe(served, tmp_path, "get", "configmap", "import-probe", "-o", "json")
     assert json.loads(shown["stdout"])["data"] == {"a": "b"}
+    as_yaml = probe(served, tmp_path, "get", "configmap", "import-probe", "-o", "yaml")
+    assert "  a: b\n" in as_yaml["stdout"] and loaded(as_yaml["modules"], ("typing", "kubelite.cli.help_texts")) == []
     assert loaded(applied["modules"], FORBIDDEN) == [] and loaded(shown["modules"], FORBIDDEN) == []

@@ -14,7 +14,7 @@ import copy
 import sys
 
 from kubelite.cli import common
-from kubelite.client.record import replace
+from kubelite.record import replace
 from kubelite.server.auth import reconcile as reconciliation
 
 RBAC = "rbac.authorization.k8s.io"

@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 
-from kubelite.client.record import Record, factory
+from kubelite.record import Record, factory
 
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:

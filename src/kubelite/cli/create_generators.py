@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from kubelite.cli import common
-from kubelite.client.record import Record, factory
+from kubelite.record import Record, factory
 
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from kubelite.client.record import Record, factory
+from kubelite.record import Record, factory
 
 GLOBAL_FLAGS = frozenset({
     "as", "as-group", "as-uid", "cache-dir", "certificate-authority", "client-certificate", "client-key",

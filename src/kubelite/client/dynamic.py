@@ -12,7 +12,7 @@ import json
 from urllib.parse import quote
 
 from kubelite.client.errors import ApiError
-from kubelite.client.record import Record
+from kubelite.record import Record
 
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import binascii
 import os
 import pathlib
 
-from kubelite.client.record import Record, factory
+from kubelite.record import Record, factory
 
 
 class ConfigError(Exception):

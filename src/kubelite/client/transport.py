@@ -335,7 +335,7 @@ def _exec_credentials(conn: Connection):
     """Run the kubeconfig's exec plugin: a client certificate goes into the TLS settings (fixed
     for the connection), a token into an auth that refreshes it when it expires."""
     from kubelite.client import execplugin
-    from kubelite.client.record import replace
+    from kubelite.record import replace
 
     plugin = execplugin.ExecPlugin(conn.exec, conn.exec_cluster)
     credential = plugin.credential()
