@@ -242,6 +242,7 @@ async def _read_request(scope, receive) -> Request:
         body=b"".join(chunks),
         too_large=size > MAX_BODY,
         client_cert=((scope.get("extensions") or {}).get("tls") or {}).get("client_cert_der"),
+        inline="kubelite.inline" in (scope.get("extensions") or {}),
     )
 
 

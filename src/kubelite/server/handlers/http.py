@@ -25,6 +25,7 @@ class Request:
     client_cert: bytes | None = None  # the TLS client certificate (DER), verified against the CA
     route: object = None  # what the path names (routing.RequestInfo), set by the app's dispatch
     clock: object = None  # the cluster's clock (the moment Tables' ages count to), set by the app
+    inline: bool = False  # its event loop serves it alone: storage work may block it (server.door)
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)

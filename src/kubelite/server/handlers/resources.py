@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 from kubelite.server import conversion, errors, patching
 from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
@@ -76,16 +77,24 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         # off the event loop, so open watch streams and other requests go on meanwhile. Writes
         # keep their one-at-a-time order (allocators such as cluster IPs and node ports read
         # then write); reads run beside them.
+        # A request whose loop serves it alone (the in-process door) does it right here: a write
+        # under the same lock as the writer thread's.
+        writes = verb in _WRITE_VERBS
+        if request.inline:
+            return _one_writer(handler, api, request, info, r, namespace) if writes else \
+                handler(api, request, info, r, namespace)
         import asyncio
 
-        executor = _writer() if verb in _WRITE_VERBS else None
-        return await asyncio.get_running_loop().run_in_executor(executor, handler, api, request, info, r,
-                                                                namespace)
+        if writes:
+            return await asyncio.get_running_loop().run_in_executor(_writer(), _one_writer, handler, api,
+                                                                    request, info, r, namespace)
+        return await asyncio.get_running_loop().run_in_executor(None, handler, api, request, info, r, namespace)
     return handler(api, request, info, r, namespace)
 
 
 _WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 _WRITER = None
+_WRITE_LOCK = threading.Lock()
 
 
 def _writer():
@@ -95,6 +104,11 @@ def _writer():
 
         _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kubelite-writes")
     return _WRITER
+
+
+def _one_writer(handler, *args):
+    with _WRITE_LOCK:
+        return handler(*args)
 
 
 def _check_storable(r, verb: str, namespace: str, name: str | None) -> None:
