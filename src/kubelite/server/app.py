@@ -14,6 +14,7 @@ from kubelite.manifest._gojson import allow_go_depth
 from kubelite.server.auth.gate import Gate
 from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large, timeout
 from kubelite.server.handlers.http import (
+    INLINE,
     Request,
     Response,
     StreamingResponse,
@@ -242,7 +243,7 @@ async def _read_request(scope, receive) -> Request:
         body=b"".join(chunks),
         too_large=size > MAX_BODY,
         client_cert=((scope.get("extensions") or {}).get("tls") or {}).get("client_cert_der"),
-        inline="kubelite.inline" in (scope.get("extensions") or {}),
+        inline=INLINE in (scope.get("extensions") or {}),
     )
 
 

@@ -15,8 +15,6 @@ import threading
 from urllib.parse import parse_qsl, unquote
 
 _DONE = object()
-# The ASGI scope extension of a request whose event loop serves it alone (AppDoor._call_here).
-INLINE = "kubelite.inline"
 
 
 class DoorError(Exception):
@@ -54,6 +52,8 @@ class AppDoor:
         # The loop is this call's alone: the app may do its storage work right here rather than
         # hand it to another thread (two thread switches per request, a quarter of a small
         # test's CPU: bench/api.py).
+        from kubelite.server.handlers.http import INLINE
+
         scope = {**scope, "extensions": {**(scope.get("extensions") or {}), INLINE: {}}}
         try:
             self._here_loop().run_until_complete(self.app(scope, _receiver(body, None), send))

@@ -9,6 +9,8 @@ from kubelite.schema.goorder import as_served
 from kubelite.server.routing import Query
 
 JSON = "application/json"
+# The ASGI scope extension of a request whose event loop serves it alone (server.door).
+INLINE = "kubelite.inline"
 # kube-apiserver pretty-prints for these User-Agents, compact JSON for every other client.
 _PRETTY_AGENTS = ("curl", "Wget", "Mozilla/5.0")
 
