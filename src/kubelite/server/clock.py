@@ -36,9 +36,18 @@ class Clock:
     def now(self) -> datetime.datetime:
         return datetime.datetime.fromtimestamp(self.time(), UTC)
 
+    # The last time formatted and its text: a fake clock stands still through thousands of
+    # writes, each stamping its managedFields entry and conditions.
+    _formatted: tuple[float | None, str] = (None, "")
+
     def rfc3339(self) -> str:
         """Now, at second precision, as the API writes timestamps."""
-        return format_time(self.now())
+        now = self.time()
+        seen, text = self._formatted
+        if now != seen:
+            text = format_time(datetime.datetime.fromtimestamp(now, UTC))
+            self._formatted = (now, text)
+        return text
 
     def rfc3339_micro(self) -> str:
         """Now, at microsecond precision (MicroTime fields: leases, events.k8s.io eventTime)."""

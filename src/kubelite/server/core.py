@@ -14,7 +14,7 @@ import datetime
 import json
 import random
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from kubelite.server import continuetoken, errors
@@ -83,13 +83,28 @@ class ListOptions:
     resource_version_match: str | None = None
 
 
-@dataclass
 class Result:
-    """What a write produced: the object, whether it was created, and warnings for the client."""
+    """What a write produced: the object, whether it was created, and warnings for the client.
 
-    obj: dict
-    created: bool = False
-    warnings: list[str] = field(default_factory=list)
+    A stored object is decoded when `obj` is first read: a controller's write (a kubelet's
+    status, a scheduler's Event) mostly never reads its answer, which it sees on its watch."""
+
+    def __init__(self, obj: dict | None = None, created: bool = False, warnings: list[str] | None = None,
+                 decode: Callable[[], dict] | None = None):
+        self._obj = obj
+        self._decode = decode
+        self.created = created
+        self.warnings = [] if warnings is None else warnings
+
+    @property
+    def obj(self) -> dict:
+        if self._decode is not None:
+            self._obj, self._decode = self._decode(), None
+        return self._obj
+
+    @obj.setter
+    def obj(self, value: dict) -> None:
+        self._obj, self._decode = value, None
 
 
 _GENERATE_NAME_ATTEMPTS = 8  # upstream's maxNameGenerationCreateAttempts
@@ -313,9 +328,7 @@ class APIServer:
                 if requested or not meta.get("generateName") or attempt == _GENERATE_NAME_ATTEMPTS - 1:
                     raise errors.already_exists(r.group, r.resource, name) from None
                 name = obj["metadata"]["name"] = _generated_name(meta["generateName"])
-        created = self._decode(r, kv)
-        self._after_create(r, created)
-        return Result(created, created=True, warnings=warnings)
+        return self._stored(r, kv, self._after_create, created=True, warnings=warnings)
 
     def update(self, r, namespace: str, name: str, body: dict, opts: WriteOptions,
                subresource: str = "") -> Result:
@@ -488,23 +501,27 @@ class APIServer:
             raise _StorageConflict(errors.conflict(r.group, r.resource, meta["name"])) from None
         except NotFound:
             raise errors.not_found(r.group, r.resource, meta["name"]) from None
-        stored = self._decode(r, kv)
-        self._after_update(r, stored)
-        return Result(stored, warnings=warnings)
+        return self._stored(r, kv, self._after_update, warnings=warnings)
 
-    def set_node_name(self, r, pod: dict, node: str) -> dict:
-        """pods/binding: assign the Pod to a node (a compare-and-swap on its revision)."""
+    def _stored(self, r, kv, after: Callable, created: bool = False, warnings: list[str] | None = None) -> Result:
+        """The Result of a write, handed to `after` (which reads its object only if it has work)."""
+        result = Result(created=created, warnings=warnings, decode=lambda: self._decode(r, kv))
+        after(r, result)
+        return result
+
+    def set_node_name(self, r, pod: dict, node: str) -> Result:
+        """pods/binding: assign the Pod (read for this, the caller's to give up: it is changed) to a
+        node (a compare-and-swap on its revision)."""
         from kubelite.server.storage.errors import Conflict
 
-        bound = clone(pod)
-        bound.setdefault("spec", {})["nodeName"] = node
-        meta = bound["metadata"]
+        pod.setdefault("spec", {})["nodeName"] = node
+        meta = pod["metadata"]
         try:
-            kv = self.store.update(self._key(r, meta["namespace"], meta["name"]), self._encode(bound),
+            kv = self.store.update(self._key(r, meta["namespace"], meta["name"]), self._encode(pod),
                                    int(meta["resourceVersion"]))
         except Conflict:
             raise errors.conflict("", "pods/binding", meta["name"]) from None
-        return self._decode(r, kv)
+        return Result(decode=lambda: self._decode(r, kv))
 
     # -- scale ---------------------------------------------------------------------------------
 
@@ -732,16 +749,18 @@ class APIServer:
             obj["metadata"].pop("generation", None)
         else:
             obj["metadata"]["generation"] = gen
-        return defaults.prepare_for_create(obj, now=obj["metadata"]["creationTimestamp"])
+        # `obj` is admission's private copy: prepared where it is.
+        return defaults.prepare_own_for_create(obj, now=obj["metadata"]["creationTimestamp"])
 
     def _prepare_update(self, r, old: dict, new: dict, subresource: str) -> dict:
         """The object to store from the client's version, as each strategy's PrepareForUpdate."""
-        from kubelite.server import gobytes
+        from kubelite.server import csr, gobytes
 
+        if subresource == "status" and not csr.handles(r) and not gobytes.has_bytes(r):
+            # `new` is only read (nothing in it to re-encode): the defaulting copies what is kept.
+            return _status_update(r, old, new)
         new = gobytes.canonical(clone(new), r)
         new["apiVersion"], new["kind"] = r.api_version, r.kind
-        from kubelite.server import csr
-
         if csr.handles(r):  # spec, status and approval each change only through their own door
             new = csr.prepare_update(old, new, subresource, self.clock.rfc3339())
             if subresource:
@@ -753,18 +772,7 @@ class APIServer:
             merged.setdefault("spec", {})["finalizers"] = list((new.get("spec") or {}).get("finalizers") or [])
             return merged
         if subresource == "status":
-            # Shallow: _defaulted below returns a deep copy, which shares nothing with `old` but
-            # its managedFields (a full copy here was a twentieth of a test suite's time).
-            merged = {**old, "metadata": dict(old["metadata"])}
-            if "status" in new:
-                merged["status"] = new["status"]
-            else:
-                merged.pop("status", None)
-            if r.group == "apps" and r.resource == "deployments" and "annotations" in meta:
-                # The Deployment status strategy resets only spec and labels: the controller
-                # writes the revision annotation with its status.
-                merged["metadata"]["annotations"] = meta["annotations"]
-            return _defaulted(merged)
+            return _status_update(r, old, new)
         for immutable in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
                           "namespace", "name"):
             if immutable in old_meta:
@@ -792,14 +800,14 @@ class APIServer:
         else:
             new["metadata"]["generation"] = gen
 
-    def _after_create(self, r, obj: dict) -> None:
+    def _after_create(self, r, created: Result) -> None:
         if r.group == "" and r.kind == "Namespace":
             # The serviceaccount controller owns this (and recreates a deleted one); made here
             # too so that a Pod created right after its namespace never races the controller.
-            self._create_default_service_account(obj["metadata"]["name"])
+            self._create_default_service_account(created.obj["metadata"]["name"])
         elif r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
-            self._register_crd(obj)
-            self._establish_crd(r, obj)
+            self._register_crd(created.obj)
+            self._establish_crd(r, created.obj)
 
     def _establish_crd(self, r, crd: dict) -> None:
         """What kube-apiserver's naming and establishing controllers write right after a CRD is
@@ -817,9 +825,9 @@ class APIServer:
         except (Conflict, NotFound):
             pass  # changed or deleted meanwhile: the controllers would retry on that version
 
-    def _after_update(self, r, obj: dict) -> None:
+    def _after_update(self, r, updated: Result) -> None:
         if r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
-            self._register_crd(obj)
+            self._register_crd(updated.obj)
 
     def _after_delete(self, r, obj: dict) -> None:
         if r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":
@@ -1006,6 +1014,23 @@ def _ordered(obj: dict) -> dict:
         if key not in out:
             out[key] = value
     return out
+
+
+def _status_update(r, old: dict, new: dict) -> dict:
+    """The status strategy's PrepareForUpdate: `old` with the status of `new`."""
+    # Shallow: _defaulted below returns a deep copy, which shares nothing with `old` but its
+    # managedFields (a full copy here was a twentieth of a test suite's time).
+    merged = {**old, "metadata": dict(old["metadata"])}
+    if "status" in new:
+        merged["status"] = new["status"]
+    else:
+        merged.pop("status", None)
+    meta = new.get("metadata", {})
+    if r.group == "apps" and r.resource == "deployments" and "annotations" in meta:
+        # The Deployment status strategy resets only spec and labels: the controller writes the
+        # revision annotation with its status.
+        merged["metadata"]["annotations"] = meta["annotations"]
+    return _defaulted(merged)
 
 
 def _defaulted(obj: dict) -> dict:

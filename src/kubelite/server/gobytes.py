@@ -37,6 +37,11 @@ def canonical(obj: dict, r) -> dict:
     return obj
 
 
+def has_bytes(r) -> bool:
+    """Whether `canonical` may change an object of this resource."""
+    return not getattr(r, "crd", None) and bool(byte_paths(r.api_version, r.kind))
+
+
 @functools.lru_cache(maxsize=None)
 def byte_paths(api_version: str, kind: str) -> tuple[tuple[str, ...], ...]:
     """The paths of a built-in kind's []byte fields; map values and list items as steps

@@ -686,7 +686,11 @@ def prepare_for_create(obj: dict, *, now: str | None = None) -> dict:
     ``metadata.uid`` (Jobs derive their selector from it).  ``now`` is the
     RFC 3339 timestamp for fields such as a PV's ``lastPhaseTransitionTime``.
     """
-    out = clone(obj)
+    return prepare_own_for_create(clone(obj), now=now)
+
+
+def prepare_own_for_create(out: dict, *, now: str | None = None) -> dict:
+    """:func:`prepare_for_create` of an object the caller gives up: changed in place, returned."""
     gk = group_kind(out)
     initial = _INITIAL_STATUS.get(gk)
     if initial is not None:

@@ -154,6 +154,8 @@ def _secret(new: dict, old: dict) -> list:
 
 
 def _pod(new: dict, old: dict) -> list:
+    if _map(new.get("spec")) == _map(old.get("spec")):
+        return []  # a status write: nothing to copy over and compare as JSON
     new_spec = json.loads(json.dumps(_map(new.get("spec"))))
     old_spec = json.loads(json.dumps(_map(old.get("spec"))))
     # Allowed changes are copied over before comparing.

@@ -64,6 +64,11 @@ def apply_service_account(
     does even when automounting is off).
     """
     out = clone(pod)
+    _service_account(out, service_account, volume_suffix)
+    return out
+
+
+def _service_account(out: dict, service_account: Mapping | None, volume_suffix: str | None) -> None:
     meta = out.get("metadata") or {}
     spec = out.setdefault("spec", {})
     sa_name = spec.get("serviceAccountName") or "default"
@@ -88,7 +93,7 @@ def apply_service_account(
     if automount is None:
         automount = service_account.get("automountServiceAccountToken")
     if automount is False:
-        return out
+        return
     containers = [
         c
         for key in ("initContainers", "containers")
@@ -101,7 +106,7 @@ def apply_service_account(
         for m in c.get("volumeMounts") or []
         if isinstance(m, dict)
     ):
-        return out
+        return
     volume_name = "kube-api-access-" + (volume_suffix or _random_suffix())
     spec.setdefault("volumes", [])
     spec["volumes"] = list(spec["volumes"] or []) + [
@@ -135,12 +140,16 @@ def apply_service_account(
         mounts = list(container.get("volumeMounts") or [])
         mounts.append({"name": volume_name, "readOnly": True, "mountPath": SERVICE_ACCOUNT_MOUNT_PATH})
         container["volumeMounts"] = mounts
-    return out
 
 
 def apply_default_tolerations(pod: dict, seconds: int = DEFAULT_TOLERATION_SECONDS) -> dict:
     """DefaultTolerationSeconds: tolerate not-ready/unreachable for 300 s."""
     out = clone(pod)
+    _default_tolerations(out, seconds)
+    return out
+
+
+def _default_tolerations(out: dict, seconds: int) -> None:
     spec = out.setdefault("spec", {})
     tolerations = list(spec.get("tolerations") or [])
     for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
@@ -155,12 +164,16 @@ def apply_default_tolerations(pod: dict, seconds: int = DEFAULT_TOLERATION_SECON
                 {"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": seconds}
             )
     spec["tolerations"] = tolerations
-    return out
 
 
 def apply_priority(pod: dict, priority_classes: Iterable[Mapping] = ()) -> dict:
     """Priority admission: resolve priorityClassName to priority/preemptionPolicy."""
     out = clone(pod)
+    _priority(out, priority_classes)
+    return out
+
+
+def _priority(out: dict, priority_classes: Iterable[Mapping]) -> None:
     spec = out.setdefault("spec", {})
     classes = {c.get("metadata", {}).get("name"): c for c in priority_classes}
     name = spec.get("priorityClassName")
@@ -169,7 +182,7 @@ def apply_priority(pod: dict, priority_classes: Iterable[Mapping] = ()) -> dict:
         if default is None:
             spec.setdefault("priority", 0)
             spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
-            return out
+            return
         name = default["metadata"]["name"]
         spec["priorityClassName"] = name
     if name in SYSTEM_PRIORITY_CLASSES and name not in classes:
@@ -184,7 +197,6 @@ def apply_priority(pod: dict, priority_classes: Iterable[Mapping] = ()) -> dict:
         )
     spec["priority"] = value
     spec.setdefault("preemptionPolicy", policy)
-    return out
 
 
 def _merge_container_defaults(container: dict, item: Mapping) -> tuple[list[str], list[str]]:
@@ -213,6 +225,11 @@ def apply_limit_ranges(pod: dict, limit_ranges: Iterable[Mapping]) -> dict:
     min/max is not done here.
     """
     out = clone(pod)
+    _limit_ranges(out, limit_ranges)
+    return out
+
+
+def _limit_ranges(out: dict, limit_ranges: Iterable[Mapping]) -> None:
     spec = out.setdefault("spec", {})
     for limit_range in limit_ranges:
         notes: list[str] = []
@@ -230,7 +247,6 @@ def apply_limit_ranges(pod: dict, limit_ranges: Iterable[Mapping]) -> dict:
         if notes:
             annotations = out.setdefault("metadata", {}).setdefault("annotations", {})
             annotations["kubernetes.io/limit-ranger"] = "LimitRanger plugin set: " + "; ".join(notes)
-    return out
 
 
 def admit_pod(
@@ -242,10 +258,12 @@ def admit_pod(
     volume_suffix: str | None = None,
 ) -> dict:
     """All mutating Pod admission in kube-apiserver's plugin order."""
-    out = apply_limit_ranges(pod, limit_ranges)
-    out = apply_service_account(out, service_account, volume_suffix=volume_suffix)
-    out = apply_default_tolerations(out)
-    return apply_priority(out, priority_classes)
+    out = clone(pod)  # one copy: each plugin changes it in turn
+    _limit_ranges(out, limit_ranges)
+    _service_account(out, service_account, volume_suffix)
+    _default_tolerations(out, DEFAULT_TOLERATION_SECONDS)
+    _priority(out, priority_classes)
+    return out
 
 
 # --- Services ----------------------------------------------------------------

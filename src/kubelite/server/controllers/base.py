@@ -114,10 +114,13 @@ class ApiClient:
 
     # The API server copies the body it is handed (core._check_body) before it changes anything,
     # as it does for a decoded request: create and update pass the controller's object as is.
+    # answer=False: the caller does not read what was stored (its watch shows it), which then is
+    # not decoded, and None is returned.
 
-    def create(self, rid: str, obj: dict) -> dict:
+    def create(self, rid: str, obj: dict, *, answer: bool = True) -> dict | None:
         namespace = (obj.get("metadata") or {}).get("namespace", "")
-        return self.api.create(self.resource(rid), namespace, obj, self._opts).obj
+        result = self.api.create(self.resource(rid), namespace, obj, self._opts)
+        return result.obj if answer else None
 
     def update(self, rid: str, obj: dict, subresource: str = "") -> dict:
         meta = obj["metadata"]
@@ -129,10 +132,11 @@ class ApiClient:
         return self.update(rid, obj, subresource="status")
 
     def patch(self, rid: str, namespace: str, name: str, patch: Any, patch_type: str = MERGE,
-              subresource: str = "") -> dict:
+              subresource: str = "", *, answer: bool = True) -> dict | None:
         body = patch if isinstance(patch, bytes) else json.dumps(patch).encode()
-        return self.api.patch(self.resource(rid), namespace, name, patch_type, body, self._opts,
-                              subresource=subresource).obj
+        result = self.api.patch(self.resource(rid), namespace, name, patch_type, body, self._opts,
+                                subresource=subresource)
+        return result.obj if answer else None
 
     def delete(self, rid: str, namespace: str, name: str, *, propagation: str | None = None,
                uid: str | None = None, grace: int | None = None) -> bool:
@@ -191,7 +195,7 @@ class EventRecorder:
             if seen is not None:
                 name, count, first = seen
                 self._client.patch("events", namespace, name,
-                                   {"count": count + 1, "lastTimestamp": now, "message": message})
+                                   {"count": count + 1, "lastTimestamp": now, "message": message}, answer=False)
                 self._seen[key] = (name, count + 1, first)
                 return
             # Nanoseconds kept unique in the process: on a fake clock many events share an instant.
@@ -206,7 +210,7 @@ class EventRecorder:
                 "source": {"component": self.component},
                 "firstTimestamp": now, "lastTimestamp": now, "count": 1, "type": event_type,
                 "eventTime": None, "reportingComponent": self.component, "reportingInstance": "",
-            })
+            }, answer=False)
             self._seen[key] = (name, 1, now)
         except StatusError as err:
             # Events are best effort (a terminating namespace refuses them), as in client-go.

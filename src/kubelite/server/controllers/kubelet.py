@@ -314,7 +314,7 @@ class SimulatedKubelet(Controller):
         meta = pod["metadata"]
         try:
             self.client.patch("pods", meta["namespace"], meta["name"], {"status": status}, STRATEGIC,
-                              subresource="status")
+                              subresource="status", answer=False)
         except StatusError as err:
             if err.code != 404:
                 raise

@@ -170,7 +170,7 @@ class SimulatedNodes(Controller):
                     raise
             return
         self.client.patch("coordination.k8s.io/leases", LEASE_NAMESPACE, name,
-                          {"spec": {"holderIdentity": name, "renewTime": now}})
+                          {"spec": {"holderIdentity": name, "renewTime": now}}, answer=False)
 
     def _recover(self, node: dict) -> None:
         """The kubelet is back: Ready conditions again (the lifecycle controller lifts the taints)."""

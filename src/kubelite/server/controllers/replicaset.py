@@ -196,7 +196,8 @@ class ReplicaSetController(Controller):
         now = self.clock.time()
         fully = sum(1 for p in pods if _has_labels(p, template_labels))
         ready = [p for p in pods if pod_is_ready(p)]
-        available = sum(1 for p in ready if pod_is_available(p, min_ready, now))
+        # Without minReadySeconds every ready pod is available (a sync reads all of them).
+        available = sum(1 for p in ready if pod_is_available(p, min_ready, now)) if min_ready else len(ready)
         status = {"replicas": len(pods)}
         for field, value in (("fullyLabeledReplicas", fully), ("readyReplicas", len(ready)),
                              ("availableReplicas", available)):

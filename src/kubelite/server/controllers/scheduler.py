@@ -210,7 +210,8 @@ class Scheduler(Controller):
                          "reason": "Unschedulable", "message": message}
             try:
                 self.client.patch("pods", meta["namespace"], meta["name"],
-                                  {"status": {"conditions": [condition]}}, STRATEGIC, subresource="status")
+                                  {"status": {"conditions": [condition]}}, STRATEGIC, subresource="status",
+                                  answer=False)
             except StatusError as err:
                 if err.code != 404:
                     raise
@@ -238,7 +239,7 @@ class Scheduler(Controller):
             "reportingComponent": SCHEDULER_NAME, "reportingInstance": REPORTING_INSTANCE,
         }
         try:
-            self.client.create("events", event)
+            self.client.create("events", event, answer=False)
         except StatusError:
             pass  # events are best effort (a terminating namespace refuses them)
 

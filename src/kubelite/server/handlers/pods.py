@@ -276,9 +276,9 @@ def _bind(api, request, r, namespace: str, name: str, body: dict):
     return json_response(errors.success_status(code=201), status=201, request=request)
 
 
-def bind(api, namespace: str, name: str, node: str, *, uid: str | None = None, r=None) -> dict:
+def bind(api, namespace: str, name: str, node: str, *, uid: str | None = None, r=None):
     """Assign the Pod to `node` as the binding REST does: once only, never a terminating Pod, and
-    the PodScheduled condition set True."""
+    the PodScheduled condition set True. The write's core.Result (its `obj`, the bound Pod)."""
     r = r or api.registry.lookup("", "v1", "pods")
     pod = api.get(r, namespace, name)
     meta = pod.get("metadata") or {}

@@ -48,6 +48,10 @@ class WebhookAdmission:
     def active(self, attr: Attributes) -> bool:
         if attr.group == GROUP and attr.kind in _EXEMPT_KINDS:
             return False
+        return self.configured()
+
+    def configured(self) -> bool:
+        """Whether any webhook is configured (none: no request needs looking at)."""
         return bool(self.configurations.hooks(MUTATING) or self.configurations.hooks(VALIDATING))
 
     # -- mutating --------------------------------------------------------------------------------

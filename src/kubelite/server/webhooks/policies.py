@@ -249,6 +249,10 @@ class PolicyAdmission:
     def active(self, attr: Attributes) -> bool:
         if attr.group == GROUP and attr.resource in _EXEMPT:
             return False
+        return self.configured()
+
+    def configured(self) -> bool:
+        """Whether any policy is bound (none: no request needs looking at)."""
         return bool(self.source.hooks())
 
     def validate(self, attr: Attributes) -> list[str]:

@@ -81,6 +81,8 @@ class WebhookStage:
             # scale writes are presented to webhooks as autoscaling/v1 Scale objects: not done;
             # a dry run without a user is the server's own look-ahead (RBAC escalation checks).
             return None
+        if not (self.admission.configured() or self.policies.configured()):
+            return None  # the common case: nothing to build the attributes for
         operation = operation or ("CREATE" if old is None else "UPDATE")
         meta = obj.get("metadata") or {}
         attr = Attributes(
