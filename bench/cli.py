@@ -7,7 +7,8 @@
 
 Every row prints the median wall time and the median CPU time (user+sys of the process: on a
 machine shared by several jobs the wall time is noisy, the CPU time much less so), and the
-kubelite/kubectl ratio of both. kubelite runs as installed: the `kubelite` script next to this
+kubelite/kubectl ratio of both; the two tools' runs of a row take turns, so that a burst of
+load weighs on both. kubelite runs as installed: the `kubelite` script next to this
 Python, with byte code cached (in a private prefix, so the source tree stays untouched; a
 package installed with compiled byte code behaves the same). The last rows run the same
 commands with PYTHONDONTWRITEBYTECODE=1 and nothing compiled, which is what every run costs when
@@ -35,6 +36,28 @@ with other jobs; the figures move with the load, the shares do not):
     (cli/command_line.py). Embedded: the Cluster itself (asyncio and the ASGI app, the API
     server's bootstrap, the controllers' modules, SQLite) and the two settles (at open, the
     simulated kubelet's node status patch; before exit).
+  then (commits ee977f0..9bf5ac7; bench figures at load 4.5-6 on the 2 cores, so the wall times
+    are mostly waiting: the CPU column and an interleaved A/B against the commit before, median
+    of 21, tell more): `version --client` 68 -> 30 ms wall, 66 -> 25 ms CPU (kubectl 44-59);
+    `get ns` against serve CPU 92 -> 77 ms, `get pods -o yaml` CPU 135 -> 93 ms (interleaved
+    A/B). What went: dataclasses in cli.common, cli.help, client.kubeconfig/dynamic and create's
+    tables (kubelite.record: the same declarations without inspect's import or per-class code
+    generation: Connection's 22 fields alone were ~1.5 ms), the help texts (looked up by -h only;
+    group subcommands come from command_line.SUBCOMMANDS), shutil (argparse's terminal width at
+    every add_argument), tempfile+random (the client key pair is loaded from memfds), the idna
+    codec (ASCII host names go to socket/ssl encoded), threading, typing (manifest.lists),
+    platform and json for `version`, ~2.5 ms compiling two Unicode-range patterns of the YAML
+    printer (now only for non-ASCII text), http.HTTPStatus on the embedded path.
+    What remains for `get ns` against serve (~115 modules): the interpreter with site (~15 ms,
+    distutils-precedence.pth included), re + argparse + gettext/locale (~8 ms), ssl + _ssl +
+    socket (~10 ms, enum conversions in ssl.py), dataclasses + inspect + ast + dis + tokenize
+    (~8-10 ms) and ResourceInfo's three frozen dataclasses (~3 ms) both from
+    kubelite.server.resources (discovery's REST mapper), json, pathlib + urllib.parse, kubelite's
+    own modules (~7 ms), the TLS handshake and the request (~6-8 ms). Embedded `get ns` (~230-290
+    ms CPU): the server's modules (asyncio with ssl/concurrent/logging/typing, the ASGI app,
+    admission, webhooks, printers, controllers with zoneinfo for CronJobs: ~150 ms), building the
+    cluster (~50 ms) and the settle at open (~25 ms, the simulated kubelet renewing its Lease: a
+    write and an fsync at every command); the settle before exit is ~0.2 ms when nothing is due.
 
 Install: with PYTHONDONTWRITEBYTECODE set (as on this machine) an editable install never writes
 byte code, so every run compiles each module it imports; run `python -m compileall -q src` after
@@ -81,17 +104,27 @@ spec:
 
 def _time(argv: list[str], env: dict, runs: int) -> tuple[float, float]:
     """Median wall and CPU seconds of `runs` runs of argv."""
-    walls, cpus = [], []
+    return _time_each([argv], env, runs)[0]
+
+
+def _time_each(argvs: list[list[str] | None], env: dict, runs: int) -> list[tuple[float, float] | None]:
+    """Median wall and CPU seconds of each argv (None: not measured), their runs taking turns: on a
+    machine shared with other jobs a burst of load then weighs on both tools alike."""
+    walls: list[list[float]] = [[] for _ in argvs]
+    cpus: list[list[float]] = [[] for _ in argvs]
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        r = subprocess.run(argv, env=env, capture_output=True)
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
-        if r.returncode != 0:
-            raise SystemExit(f"{' '.join(argv)} failed: {r.stderr.decode()}")
-    return statistics.median(walls), statistics.median(cpus)
+        for i, argv in enumerate(argvs):
+            if argv is None:
+                continue
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            r = subprocess.run(argv, env=env, capture_output=True)
+            walls[i].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[i].append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+            if r.returncode != 0:
+                raise SystemExit(f"{' '.join(argv)} failed: {r.stderr.decode()}")
+    return [(statistics.median(w), statistics.median(c)) if w else None for w, c in zip(walls, cpus)]
 
 
 def _wait_for_pods(argv: list[str], env: dict, count: int, timeout: float = 60.0) -> None:
@@ -130,13 +163,12 @@ def measure(base: pathlib.Path, env: dict, runs: int, kubectl: str | None) -> li
             for tool in ([KUBELITE, KUBELITE + kc] + ([kk] if kk else [])):
                 subprocess.run(tool + argv, env=env, capture_output=True)
             if label == "version --client":
-                mine = _time(KUBELITE + argv, env, runs)
-                theirs = _time([kubectl, *argv], env, runs) if kubectl else None
+                mine, theirs = _time_each([KUBELITE + argv, [kubectl, *argv] if kubectl else None], env, runs)
                 rows.append((label, mine, theirs))
                 continue
             rows.append((label + " (embedded)", _time(KUBELITE + argv, env, runs), None))
-            rows.append((label + " (serve)", _time(KUBELITE + kc + argv, env, runs),
-                         _time(kk + argv, env, runs) if kk else None))
+            mine, theirs = _time_each([KUBELITE + kc + argv, kk + argv if kk else None], env, runs)
+            rows.append((label + " (serve)", mine, theirs))
         cold = dict(env, PYTHONDONTWRITEBYTECODE="1")
         cold.pop("PYTHONPYCACHEPREFIX")
         if not any((pathlib.Path(__file__).resolve().parent.parent / "src" / "kubelite").glob("__pycache__")):
