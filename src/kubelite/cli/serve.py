@@ -112,9 +112,11 @@ def run(argv: list[str]) -> int:
         server.cluster.manager.elect(times)
     else:  # kube-controller-manager --leader-elect=false: the controllers run whoever else does
         server.cluster.manager.elector = None
-    server.cluster.start()
 
     def started():
+        # The controllers start once the API is listening: their first round (tokens, CA
+        # ConfigMaps, nodes, leases) no longer competes with the server's own start.
+        server.cluster.start()
         if worker:
             return
         print(f"kubelite API server listening on {url} (data in {data_dir})", file=sys.stderr, flush=True)
