@@ -160,6 +160,57 @@ def test_writes_durable_at_the_end_of_a_block_survive_a_killed_process(tmp_path)
     store.close()
 
 
+def test_a_failed_write_inside_a_block_undoes_itself_alone(tmp_path):
+    from kubelite.server.storage.errors import KeyExists, NotFound
+
+    store = SQLiteStore(tmp_path / "state.db")
+    start = store.current_revision()
+    with store.durable_at_end():
+        store.create("/registry/pods/default/a", b"1")
+        with pytest.raises(KeyExists):
+            store.create("/registry/pods/default/a", b"again")
+        with pytest.raises(NotFound):
+            store.update("/registry/pods/default/missing", b"x", None)
+        store.create("/registry/pods/default/b", b"2")
+        # the block reads what it wrote
+        assert store.get("/registry/pods/default/a").value == b"1"
+        assert [kv.key for kv in store.range("/registry/pods/default/").kvs] == \
+            ["/registry/pods/default/a", "/registry/pods/default/b"]
+    assert store.current_revision() == start + 2
+    assert store.get("/registry/pods/default/a").value == b"1"
+    assert store.get("/registry/pods/default/b").mod_revision == start + 2
+    store.close()
+
+
+def test_a_block_left_by_an_exception_writes_nothing(tmp_path):
+    store = SQLiteStore(tmp_path / "state.db")
+    start = store.current_revision()
+    with pytest.raises(RuntimeError):
+        with store.durable_at_end():
+            store.create("/registry/pods/default/a", b"1")
+            raise RuntimeError("bootstrap failed")
+    assert store.get("/registry/pods/default/a") is None
+    assert store.current_revision() == start
+    store.create("/registry/pods/default/a", b"after")  # the store goes on
+    assert store.current_revision() == start + 1
+    store.close()
+
+
+def test_other_threads_see_a_block_when_it_ends(tmp_path):
+    import threading
+
+    store = SQLiteStore(tmp_path / "state.db")
+    seen = []
+    with store.durable_at_end():
+        store.create("/registry/pods/default/a", b"1")
+        reader = threading.Thread(target=lambda: seen.append(store.get("/registry/pods/default/a")))
+        reader.start()
+        reader.join(60)
+    assert seen == [None]
+    assert store.get("/registry/pods/default/a").value == b"1"
+    store.close()
+
+
 def test_two_processes_writing_one_file_lose_no_update(tmp_path):
     path = tmp_path / "state.db"
     store = SQLiteStore(path)

@@ -144,8 +144,10 @@ class Store(abc.ABC):
     def durable_at_end(self) -> "contextlib.AbstractContextManager[None]":
         """A block of writes, on this thread, that are on disk when the block ends rather than
         each at its commit: for the many small writes of a first start, which a crash inside the
-        block only sends back to be written again at the next start. Backends whose every commit
-        is cheap to make durable (memory, etcd's own log) keep their behaviour."""
+        block only sends back to be written again at the next start. SQLite makes the block one
+        transaction: other threads and processes see its writes when it ends, and none of them if
+        it ends with an exception. Backends whose every commit is cheap to make durable (memory,
+        etcd's own log) keep their behaviour."""
         return contextlib.nullcontext()
 
     @abc.abstractmethod

