@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import sys
+import time
 
 import pytest
 
@@ -129,10 +130,17 @@ def four_nodes(tmp_path_factory):
 
 
 def _wait_running(kubectl: CLI, ns: str, count: int) -> None:
+    # `wait --all` waits for the pods there are: first wait for the controllers to create them all.
+    deadline = time.monotonic() + 60
+    pods = []
+    while time.monotonic() < deadline:
+        pods = kubectl.run("-n", ns, "get", "pods", "-o", "name").stdout.split()
+        if len(pods) >= count:
+            break
+        time.sleep(0.2)
+    assert len(pods) == count, pods
     r = kubectl.run("-n", ns, "wait", "--for=jsonpath={.status.phase}=Running", "pods", "--all", "--timeout=60s")
     assert r.returncode == 0, r.stderr
-    pods = kubectl.run("-n", ns, "get", "pods", "-o", "name").stdout.split()
-    assert len(pods) == count, pods
 
 
 def _fill(text: str, side: dict) -> str:

@@ -49,6 +49,24 @@ def test_leases_are_renewed_on_the_cluster_clock(cluster, api):
     assert parse_time(renewed) - parse_time(first["spec"]["renewTime"]) == RENEW_INTERVAL
 
 
+def test_a_lease_renewed_less_than_an_interval_ago_is_not_renewed_at_a_restart(tmp_path):
+    """The embedded cluster starts its controllers at every command: its kubelet renews on its
+    10 s turn, as one that kept running, not at every start."""
+    path = str(tmp_path / "state.db")
+    start = 1_800_000_000.5
+
+    def lease_after_open(at: float) -> dict:
+        with Cluster(path, clock=FakeClock(at)) as cluster, cluster.http_client() as api:
+            assert cluster.settle()
+            return api.get(f"{LEASES}/node-a").json()
+
+    first = lease_after_open(start)
+    again = lease_after_open(start + RENEW_INTERVAL - 1)
+    assert again["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    later = lease_after_open(start + RENEW_INTERVAL)
+    assert parse_time(later["spec"]["renewTime"]) - parse_time(first["spec"]["renewTime"]) == RENEW_INTERVAL
+
+
 def test_a_deleted_simulated_node_registers_again(cluster, api):
     cluster.settle()
     assert api.delete("/api/v1/nodes/node-a").status_code == 200
