@@ -19,6 +19,17 @@ class factory:
         self.make = make
 
 
+class uncompared:
+    """A field left out of == and hash (dataclasses' `field(compare=False)`), and out of repr
+    too with `repr=False`."""
+
+    __slots__ = ("default", "repr")
+
+    def __init__(self, default, repr: bool = True):
+        self.default = default
+        self.repr = repr
+
+
 _MISSING = object()
 
 
@@ -26,18 +37,27 @@ class Record:
     __slots__ = ()
     _names: tuple[str, ...] = ()
     _defaults: dict = {}
+    _compared: tuple[str, ...] = ()
+    _shown: tuple[str, ...] = ()
     __hash__ = None  # mutable and compared by value, as a dataclass with eq
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         names = list(cls._names)
         defaults = dict(cls._defaults)
+        uncompared_names, hidden = set(names) - set(cls._compared), set(names) - set(cls._shown)
         for name, annotation in cls.__dict__.get("__annotations__", {}).items():
             if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
                 continue
             if name not in names:
                 names.append(name)
             value = cls.__dict__.get(name, _MISSING)
+            if isinstance(value, uncompared):
+                uncompared_names.add(name)
+                if not value.repr:
+                    hidden.add(name)
+                value = value.default
+                setattr(cls, name, value)
             if isinstance(value, factory):
                 delattr(cls, name)
                 defaults[name] = value
@@ -46,6 +66,8 @@ class Record:
             elif defaults:
                 raise TypeError(f"non-default argument {name!r} follows default argument")
         cls._names, cls._defaults = tuple(names), defaults
+        cls._compared = tuple(n for n in names if n not in uncompared_names)
+        cls._shown = tuple(n for n in names if n not in hidden)
 
     def __init__(self, *args, **kwargs):
         names = self._names
@@ -54,7 +76,7 @@ class Record:
         for name, value in zip(names, args):
             if name in kwargs:
                 raise TypeError(f"{type(self).__name__}() got multiple values for argument {name!r}")
-            setattr(self, name, value)
+            self._set(name, value)
         for name in names[len(args):]:
             value = kwargs.pop(name, _MISSING)
             if value is _MISSING:
@@ -63,12 +85,14 @@ class Record:
                     raise TypeError(f"{type(self).__name__}() missing required argument: {name!r}")
                 if isinstance(value, factory):
                     value = value.make()
-            setattr(self, name, value)
+            self._set(name, value)
         if kwargs:
             raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
 
+    _set = object.__setattr__  # a FrozenRecord's __init__ sets its fields past its own __setattr__
+
     def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._names)
+        return tuple(getattr(self, name) for name in self._compared)
 
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
@@ -76,8 +100,23 @@ class Record:
         return self._values() == other._values()
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._names)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown)
         return f"{type(self).__qualname__}({fields})"
+
+
+class FrozenRecord(Record):
+    """A Record whose fields cannot be set after __init__, and hashable (a frozen dataclass)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __hash__(self):
+        return hash(self._values())
 
 
 def replace(record: Record, **changes) -> Record:

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import pathlib
 
 import pytest
 import yaml
 
+from kubelite.record import replace
 from kubelite.server.resources import (
     CRD_VERBS,
     InvalidCustomResourceDefinition,
@@ -326,7 +326,7 @@ def test_from_discovery_of_the_recorded_server_equals_builtin():
     remote = Registry.from_discovery(*docs)
     local = Registry()
     # Aggregated discovery does not carry storage version hashes; everything else must agree.
-    assert remote.all() == [dataclasses.replace(i, storage_version_hash="") for i in local.all()]
+    assert remote.all() == [replace(i, storage_version_hash="") for i in local.all()]
     assert remote.groups() == local.groups()
     for row in ROWS:
         for name in _names_for(row):

@@ -17,7 +17,10 @@ import functools
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+# Not dataclasses: their import (inspect, ast, dis) and the methods they compile at every start
+# were ~12 ms of every command that reads discovery (kubelite.record).
+from kubelite.record import FrozenRecord, uncompared
 
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:
@@ -42,8 +45,7 @@ class InvalidCustomResourceDefinition(ValueError):
     """A CustomResourceDefinition the registry cannot serve; the message names the field."""
 
 
-@dataclass(frozen=True)
-class SubresourceInfo:
+class SubresourceInfo(FrozenRecord):
     """A subresource such as `status`, `scale` or `log`.
 
     group/version/kind are the kind the subresource answers with; group and version are ""
@@ -59,8 +61,7 @@ class SubresourceInfo:
     paths: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class ResourceInfo:
+class ResourceInfo(FrozenRecord):
     """One resource in one group-version, e.g. apps/v1 deployments."""
 
     group: str
@@ -77,10 +78,10 @@ class ResourceInfo:
     # Set for custom resources: the CRD's name, list kind, printer columns and schema.
     crd: str | None = None
     list_kind: str = ""
-    printer_columns: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
-    schema: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    printer_columns: tuple[Mapping[str, Any], ...] = uncompared(())
+    schema: Mapping[str, Any] | None = uncompared(None, repr=False)
     # A custom resource version's selectableFields, as field-selector labels (`spec.color`).
-    selectable_fields: tuple[str, ...] = field(default=(), compare=False)
+    selectable_fields: tuple[str, ...] = uncompared(())
     # Served as an extension API server would be behind the aggregator (metrics.k8s.io): never
     # stored, answered by its own handler.
     aggregated: bool = False
@@ -110,8 +111,7 @@ class ResourceInfo:
         return verb in self.verbs
 
 
-@dataclass(frozen=True)
-class GroupInfo:
+class GroupInfo(FrozenRecord):
     """A group with its versions in the server's priority order (the preferred one first)."""
 
     name: str
