@@ -382,7 +382,10 @@ def test_a_request_running_too_long_ends_with_504(monkeypatch):
         monkeypatch.setattr(cluster.api, "list", stuck)
         try:
             with cluster.http_client() as client:
-                response = client.get(CMS)
+                # (an in-process request does its storage work on the caller's thread, where it
+                # cannot be cut short, unless it asks for a deadline: this one asks for the
+                # server's; the served path is cut at --request-timeout, test_hardening_served)
+                response = client.get(CMS, params={"timeout": "1m"})
                 healthz = client.get("/healthz")
         finally:
             release.set()

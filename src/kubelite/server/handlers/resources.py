@@ -78,9 +78,11 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         # keep their one-at-a-time order (allocators such as cluster IPs and node ports read
         # then write); reads run beside them.
         # A request whose loop serves it alone (the in-process door) does it right here: a write
-        # under the same lock as the writer thread's.
+        # under the same lock as the writer thread's. Work done here cannot be cut short, so a
+        # request with a deadline of its own (?timeout=) still goes to a thread, to be answered
+        # 504 when that deadline passes.
         writes = verb in _WRITE_VERBS
-        if request.inline:
+        if request.inline and not request.query.get("timeout"):
             return _one_writer(handler, api, request, info, r, namespace) if writes else \
                 handler(api, request, info, r, namespace)
         import asyncio
