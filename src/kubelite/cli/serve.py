@@ -126,6 +126,11 @@ def run(argv: list[str]) -> int:
     # Only a serving process compacts (as kube-apiserver drives etcd); in-process users do not.
     interval = args.etcd_compaction_interval
     compactor = Compactor(server.store, interval).start() if interval > 0 and not worker else None
+    # What the start built (modules, schemas, the registry, the policy) lives as long as the
+    # process: out of the collector's way, its full collections no longer walk it all again.
+    import gc
+
+    gc.freeze()
     try:
         serve(server.app, sock, str(server.tls.server_cert), str(server.tls.server_key), on_started=started,
               client_ca=str(server.tls.ca_cert))
