@@ -154,3 +154,18 @@ def test_many_pods_make_combined_events_and_the_spam_filter_stops_them(cluster, 
 
 def items_of(api, path) -> list[dict]:
     return api.get(path).json()["items"]
+
+
+def test_a_selector_read_once_selects_what_selects_does():
+    import itertools
+
+    from kubelite.server.controllers.podtemplate import selector_matcher, selects
+
+    selectors = [None, {}, {"matchLabels": {}}, {"matchLabels": {"app": "a"}},
+                 {"matchLabels": {"app": "a", "tier": "web"}}, {"matchLabels": {"app": None}},
+                 {"matchLabels": {"app": "a"}, "matchExpressions": []},
+                 {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a", "b"]}]},
+                 {"matchLabels": {"app": "a"}, "matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}]
+    labels = [None, {}, "not a map", {"app": "a"}, {"app": "b"}, {"app": "a", "tier": "web"}, {"tier": "web"}]
+    for selector, have in itertools.product(selectors, labels):
+        assert selector_matcher(selector)(have) == selects(selector, have), (selector, have)

@@ -12,7 +12,7 @@ from kubelite.jsoncopy import clone
 
 from kubelite.server.controllers import deployment_util as du
 from kubelite.server.controllers.base import Controller, object_key
-from kubelite.server.controllers.podtemplate import claim, controller_reference, selects
+from kubelite.server.controllers.podtemplate import claim, controller_reference, selector_matcher, selects
 from kubelite.server.errors import StatusError
 
 RS = "apps/replicasets"
@@ -106,8 +106,8 @@ class DeploymentController(Controller):
         uids = {rs["metadata"].get("uid") for rs in rss}
         out: dict[str, list[dict]] = {uid: [] for uid in uids}
         ns = d["metadata"].get("namespace", "")
-        selector = d["spec"]["selector"]
-        for pod in self.cache.list("pods", ns, lambda p: selects(selector, p["metadata"].get("labels"))):
+        matches = selector_matcher(d["spec"]["selector"])
+        for pod in self.cache.list("pods", ns, lambda p: matches(p["metadata"].get("labels"))):
             ref = _controller_of(pod)
             if ref is not None and ref.get("uid") in uids:
                 out[ref["uid"]].append(pod)

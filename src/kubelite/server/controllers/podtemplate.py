@@ -12,6 +12,7 @@ Stable API (other controllers import these):
     create_pod(controller, template, owner, *, name=None, labels=None, record=True, errors=None) -> dict | None
     delete_pod(controller, pod, owner, *, record=True) -> bool
     selects(selector, labels) -> bool          # a metav1.LabelSelector, as controllers match
+    selector_matcher(selector) -> (labels -> bool)   # selects(selector, ·), for a scan of many objects
     is_controlled_by(obj, owner) -> bool
     claim(controller, owner, rid, candidates, matches) -> list   # adopt orphans, release strays
     pod_is_active / pod_is_terminating / pod_is_ready / pod_ready_since / pod_is_available
@@ -118,6 +119,33 @@ def selects(selector, labels) -> bool:
     if not selector or not ((selector.get("matchLabels") or selector.get("matchExpressions"))):
         return False
     return selector_matches(selector, labels or {})
+
+
+def selector_matcher(selector):
+    """selects(selector, ·) with the selector read once: a sync scans every pod of a namespace
+    (1,000s) against one selector. The selector must not change while the matcher is used."""
+    if not selector or not ((selector.get("matchLabels") or selector.get("matchExpressions"))):
+        return _selects_nothing
+    wanted = selector.get("matchLabels")
+    if isinstance(wanted, dict) and not selector.get("matchExpressions"):
+        wanted = tuple(wanted.items())
+
+        def matches(labels) -> bool:
+            if not isinstance(labels, dict):
+                labels = {}
+            for key, value in wanted:
+                if labels.get(key) != value:
+                    return False
+            return True
+
+        return matches
+    from kubelite.server.admission.validation_meta import selector_matches
+
+    return lambda labels: selector_matches(selector, labels or {})
+
+
+def _selects_nothing(labels) -> bool:
+    return False
 
 
 def is_controlled_by(obj: dict, owner: dict) -> bool:

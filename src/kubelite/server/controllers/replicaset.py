@@ -13,7 +13,7 @@ import math
 
 from kubelite.server.controllers.base import Controller, object_key
 from kubelite.server.controllers.podtemplate import (claim, create_pod, delete_pod, pod_is_active, pod_is_available,
-                                                      pod_is_ready, pod_ready_since, selects)
+                                                      pod_is_ready, pod_ready_since, selector_matcher, selects)
 from kubelite.server.errors import StatusError
 
 BURST = 500  # most pods created or deleted by one sync
@@ -110,8 +110,9 @@ class ReplicaSetController(Controller):
             self._expecting.pop(key, None)
             return
         owner = clone(cached)
-        candidates = [p for p in self.cache.list("pods", ns) if pod_is_active(p)]
-        pods = claim(self, owner, "pods", candidates, lambda p: self.matches(owner, p["metadata"].get("labels")))
+        candidates = self.cache.list("pods", ns, pod_is_active)
+        matches = selector_matcher(self.selector(owner))
+        pods = claim(self, owner, "pods", candidates, lambda p: matches(p["metadata"].get("labels")))
         error = None
         if self._satisfied(key) and not owner["metadata"].get("deletionTimestamp"):
             error = self._manage(key, owner, pods)
