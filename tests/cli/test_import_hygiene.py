@@ -29,10 +29,13 @@ VERSION_FORBIDDEN = ("httpx", "httpcore", "uvicorn", "yaml", "cryptography", "as
 SHORT_COMMAND_FORBIDDEN = ("kubelite.cli.help_texts", "kubelite.cli.help_texts_manage", "dataclasses", "inspect",
                            "platform", "shutil", "typing")
 # Never needed to list namespaces from the embedded cluster: serving sockets, TLS certificates,
-# YAML, file readers, the apply engine, kustomize, httpx's optional command-line tool.
+# YAML, file readers, the apply engine, kustomize, httpx's optional command-line tool; nor
+# importlib.resources (with tempfile, shutil and zipfile) for the package's data files, time
+# zones (CronJobs with one) or shell words (pod logs).
 GET_EMBEDDED_FORBIDDEN = ("uvicorn", "cryptography", "yaml", "click", "pygments", "kubelite.manifest.documents",
                           "kubelite.manifest.sources", "kubelite.manifest.yamlfmt", "kubelite.apply",
-                          "kubelite.kustomize", "kubelite.imperative", "kubelite.server.tls", "kubelite.server.serve")
+                          "kubelite.kustomize", "kubelite.imperative", "kubelite.server.tls", "kubelite.server.serve",
+                          "importlib.resources", "tempfile", "shutil", "zipfile", "zoneinfo", "shlex")
 
 
 def probe(tmp_path, *argv: str) -> dict:
