@@ -195,7 +195,7 @@ class ReplicaSetController(Controller):
         template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
         min_ready = spec.get("minReadySeconds") or 0
         now = self.clock.time()
-        fully = sum(1 for p in pods if _has_labels(p, template_labels))
+        fully = _count_labeled(pods, template_labels)
         ready = [p for p in pods if pod_is_ready(p)]
         # Without minReadySeconds every ready pod is available (a sync reads all of them).
         available = sum(1 for p in ready if pod_is_available(p, min_ready, now)) if min_ready else len(ready)
@@ -252,9 +252,20 @@ def _controller_of(obj: dict) -> dict | None:
     return None
 
 
-def _has_labels(pod: dict, labels: dict) -> bool:
-    have = pod["metadata"].get("labels") or {}
-    return all(have.get(k) == v for k, v in labels.items())
+def _count_labeled(pods: list[dict], labels: dict) -> int:
+    """How many of `pods` carry all of `labels`: a status counts every pod of its owner."""
+    if not pods:
+        return 0
+    wanted = tuple(labels.items())
+    count = 0
+    for pod in pods:
+        have = pod["metadata"].get("labels") or {}
+        for key, value in wanted:
+            if have.get(key) != value:
+                break
+        else:
+            count += 1
+    return count
 
 
 _PHASE_ORDER = {"Pending": 0, "Unknown": 1, "Running": 2}
