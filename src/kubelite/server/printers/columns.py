@@ -7,6 +7,8 @@ kubernetes-validate), which is where kube-apiserver's own descriptions come from
 from __future__ import annotations
 
 import functools
+import json
+import os
 from dataclasses import dataclass
 from typing import Union
 
@@ -40,8 +42,20 @@ class Column:
                 "description": describe(self.description), "priority": self.priority}
 
 
+@functools.cache
+def _extract() -> dict[str, dict[str, str]]:
+    # The printers' descriptions, taken from the definitions by tools/gen_column_docs.py: loading
+    # the definitions themselves was ~8 ms of every command that asks for a Table.
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "column_docs.json")
+    with open(path, "rb") as f:
+        return json.loads(f.read())
+
+
 @functools.lru_cache(maxsize=None)
 def _field_docs(definition: str, field: str) -> str:
+    extracted = _extract().get(definition, {}).get(field)
+    if extracted is not None:
+        return extracted
     from kubelite.schema.builtin import builtin_definitions
 
     node = builtin_definitions("1.32").definitions.get(definition) or {}
