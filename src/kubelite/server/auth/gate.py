@@ -1,24 +1,28 @@
 """The gate every request passes before dispatch: authenticate, impersonate, authorize.
 
 Without a token (the in-process door) the caller is this process, a cluster admin, and nothing
-is checked unless it impersonates someone: then RBAC decides for the impersonated user.
+is checked unless it impersonates someone: then RBAC decides for the impersonated user. So the
+authorizer and the modules that check are loaded on first use: the embedded commands never
+check, and importing them was ~2 ms of each.
 """
 from __future__ import annotations
 
-from kubelite.server.auth import escalation, impersonation
-from kubelite.server.auth.attributes import forbidden, from_request_info
+from kubelite.server.auth import impersonation
 from kubelite.server.auth.authn import Authenticator
-from kubelite.server.auth.rbac import RBACAuthorizer
 from kubelite.server.auth.tokenfile import is_public
-from kubelite.server.auth.user import UserInfo
 from kubelite.server.routing import parse_request
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from kubelite.server.auth.rbac import RBACAuthorizer
+    from kubelite.server.auth.user import UserInfo
 
 
 class Gate:
     def __init__(self, api, token: str | None = None, static_tokens: dict | None = None):
         self.api = api
         self.authn = Authenticator(api, token, static_tokens)
-        self.authorizer = RBACAuthorizer(api.store)
+        self._authorizer: RBACAuthorizer | None = None
         self._policy_ensured = False
         if self.authn.enabled:
             self._ensure_policy()
@@ -34,6 +38,14 @@ class Gate:
             self._policy_ensured = True
 
     @property
+    def authorizer(self) -> RBACAuthorizer:
+        if self._authorizer is None:
+            from kubelite.server.auth.rbac import RBACAuthorizer
+
+            self._authorizer = RBACAuthorizer(self.api.store)
+        return self._authorizer
+
+    @property
     def enabled(self) -> bool:
         return self.authn.enabled
 
@@ -46,6 +58,9 @@ class Gate:
             user = impersonation.impersonate(self.authorizer, user, request.headers)
         if (not self.enabled and not impersonating) or is_public(request.path):
             return user
+        from kubelite.server.auth import escalation
+        from kubelite.server.auth.attributes import forbidden, from_request_info
+
         info = parse_request(request.method, request.path, request.query)
         attrs = from_request_info(user, info)
         allowed, _ = self.authorizer.authorize(attrs)

@@ -6,7 +6,6 @@ import urllib.parse
 
 from kubelite.server import errors
 from kubelite.server.auth import user as users
-from kubelite.server.auth.attributes import Attributes, forbidden
 
 USER = "impersonate-user"
 GROUP = "impersonate-group"
@@ -48,6 +47,8 @@ def impersonate(authorizer, requester: users.UserInfo, headers: dict[str, str]) 
     checks += [("authentication.k8s.io", "userextras", key, "", v) for key, vals in extra.items() for v in vals]
     if uid:
         checks.append(("authentication.k8s.io", "uids", "", "", uid))
+    from kubelite.server.auth.attributes import Attributes, forbidden
+
     for group, resource, subresource, namespace, target in checks:
         attrs = Attributes(requester, "impersonate", True, group, "", namespace, resource, subresource, target)
         allowed, _ = authorizer.authorize(attrs)

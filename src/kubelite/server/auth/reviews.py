@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from kubelite.server import errors
 from kubelite.server.auth import user as users
-from kubelite.server.auth.attributes import Attributes
 from kubelite.server.handlers import jsonbody
 from kubelite.server.handlers.http import json_response
 
@@ -99,6 +98,9 @@ def _subject(kind: str, spec: dict) -> users.UserInfo:
 
 
 def _attributes(kind: str, subject: users.UserInfo, spec: dict, path_namespace: str) -> Attributes:
+    # here: every resource request asks `handles`, only a review builds attributes
+    from kubelite.server.auth.attributes import Attributes
+
     resource = spec.get("resourceAttributes")
     non_resource = spec.get("nonResourceAttributes")
     if bool(resource) == bool(non_resource):
