@@ -32,13 +32,13 @@ SHORT_COMMAND_FORBIDDEN = ("kubelite.cli.help_texts", "kubelite.cli.help_texts_m
 # YAML, file readers, the apply engine, kustomize, httpx's optional command-line tool; nor
 # importlib.resources (with tempfile, shutil and zipfile) for the package's data files, time
 # zones (CronJobs with one) or shell words (pod logs); nor the authorizer, which the in-process
-# door consults only for an impersonated user.
+# door consults only for an impersonated user, nor csv (a --token-auth-file's reader).
 GET_EMBEDDED_FORBIDDEN = ("uvicorn", "cryptography", "yaml", "click", "pygments", "kubelite.manifest.documents",
                           "kubelite.manifest.sources", "kubelite.manifest.yamlfmt", "kubelite.apply",
                           "kubelite.kustomize", "kubelite.imperative", "kubelite.server.tls", "kubelite.server.serve",
                           "importlib.resources", "tempfile", "shutil", "zipfile", "zoneinfo", "shlex",
                           "kubelite.server.auth.rbac", "kubelite.server.auth.attributes",
-                          "kubelite.server.auth.escalation")
+                          "kubelite.server.auth.escalation", "csv")
 
 
 def probe(tmp_path, *argv: str) -> dict:

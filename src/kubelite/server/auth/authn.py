@@ -8,7 +8,6 @@ all make the request anonymous and authorization decides.
 from __future__ import annotations
 
 import base64
-import csv
 import hmac
 import io
 import os
@@ -33,6 +32,8 @@ def read_token_file(path: str | os.PathLike) -> dict[str, users.UserInfo]:
         text = open(path, encoding="utf-8").read()
     except OSError as err:
         raise TokenFileError(f"cannot read token file {path}: {err.strerror or err}") from None
+    import csv  # here: only serve --token-auth-file reads one, not every embedded command
+
     tokens: dict[str, users.UserInfo] = {}
     for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
         if not row or (len(row) == 1 and not row[0].strip()) or row[0].lstrip().startswith("#"):
