@@ -198,13 +198,24 @@ class ControllerManager:
             self._sync(controller, key)
             for _ in range(_TURN - 1 if backlog >= _BACKLOG else 0):
                 self._give_way()
+                self._own_writes_seen()
                 self._drain()
                 key = controller.queue.pop()
                 if key is None:
                     break
                 self._sync(controller, key)
+            self._own_writes_seen()
             return True
         return drained
+
+    def _own_writes_seen(self) -> None:
+        """What the syncs so far wrote reaches the watch before the next sync reads the cache.
+
+        A store that delivers events from another thread (SQLite's poller, etcd's stream) could
+        otherwise hand a controller its next key (a retry after a conflict, another object's
+        event) before the pods it just created are in its cache, and it would create them again:
+        kube-controller-manager's expectations keep its controllers from that."""
+        self.store.sync_watchers()
 
     def _give_way(self) -> None:
         """In the background, wait (a bounded while) for the API requests in flight to finish."""
