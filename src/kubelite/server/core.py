@@ -584,6 +584,17 @@ class APIServer:
         """(HTTP status, body): 200 with a Status or the object; 202 while finalizers hold it."""
         if r.group == "" and r.resource == "namespaces" and name in IMMORTAL_NAMESPACES:
             raise errors.forbidden("", "namespaces", name, "this namespace may not be deleted")
+        # A write between the read and the delete (a controller's status update) is no reason to
+        # refuse a delete that named no precondition: as kube-apiserver's storage does, read the
+        # object again and decide anew; preconditions are checked against each fresh read.
+        for _ in range(_PATCH_RETRIES):
+            try:
+                return self._delete_once(r, namespace, name, opts)
+            except _DeleteRaced:
+                continue
+        raise errors.conflict(r.group, r.resource, name)
+
+    def _delete_once(self, r, namespace: str, name: str, opts: DeleteOptions) -> tuple[int, dict]:
         key = self._key(r, namespace, name)
         kv = self.store.get(key)
         if kv is None:
@@ -629,7 +640,7 @@ class APIServer:
             try:
                 kv = self.store.update(key, self._encode(held), kv.mod_revision)
             except Conflict:
-                raise errors.conflict(r.group, r.resource, name) from None
+                raise _DeleteRaced() from None
             return 200, self._decode(r, kv)
         if opts.dry_run:
             return 200, self._deleted_body(r, obj)
@@ -638,7 +649,7 @@ class APIServer:
         try:
             kv = self.store.delete(key, kv.mod_revision)
         except (Conflict, NotFound):
-            raise errors.conflict(r.group, r.resource, name) from None
+            raise _DeleteRaced() from None
         gone = self._decode(r, kv)
         self._after_delete(r, gone)
         return 200, self._deleted_body(r, gone)
@@ -661,7 +672,7 @@ class APIServer:
         try:
             kv = self.store.update(key, self._encode(held), kv.mod_revision)
         except Conflict:
-            raise errors.conflict(r.group, r.resource, obj["metadata"]["name"]) from None
+            raise _DeleteRaced() from None
         return 200, self._decode(r, kv)
 
     @staticmethod
@@ -911,6 +922,10 @@ def kubernetes_endpoints() -> dict:
 # still ends a write that can never win. Several processes on one store (serve --workers) lose
 # races to each other's writes far more often than one process, whose writes queue in order.
 _PATCH_RETRIES = 100
+
+
+class _DeleteRaced(Exception):
+    """A delete's compare-and-swap lost to a concurrent write: the object is read again."""
 
 
 class _StorageConflict(StatusError):
