@@ -455,96 +455,95 @@ _U64 = (1 << 64) - 1
 
 def stable_sort(data: list, less: Callable[[Any, Any], bool]) -> None:
     """sort.SliceStable in place, step for step (results depend on it when `less` is not a
-    strict order, as in normalizeSliceOrder)."""
+    strict order, as in normalizeSliceOrder). Module-level steps, not closures: closures that
+    call each other (sym_merge calls itself) are reference cycles, left for the garbage collector
+    after every sort (a strategic merge of a pod's status sorted four lists)."""
     n = len(data)
-
-    def lt(i: int, j: int) -> bool:
-        return less(data[i], data[j])
-
-    def swap(i: int, j: int) -> None:
-        data[i], data[j] = data[j], data[i]
-
-    def insertion(a: int, b: int) -> None:
-        for i in range(a + 1, b):
-            j = i
-            while j > a and lt(j, j - 1):
-                swap(j, j - 1)
-                j -= 1
-
-    def swap_range(a: int, b: int, count: int) -> None:
-        for i in range(count):
-            swap(a + i, b + i)
-
-    def rotate(a: int, m: int, b: int) -> None:
-        i, j = m - a, b - m
-        while i != j:
-            if i > j:
-                swap_range(m - i, m, j)
-                i -= j
-            else:
-                swap_range(m - i, m + j - i, i)
-                j -= i
-        swap_range(m - i, m, i)
-
-    def sym_merge(a: int, m: int, b: int) -> None:
-        if m - a == 1:
-            i, j = m, b
-            while i < j:
-                h = (i + j) >> 1
-                if lt(h, a):
-                    i = h + 1
-                else:
-                    j = h
-            for k in range(a, i - 1):
-                swap(k, k + 1)
-            return
-        if b - m == 1:
-            i, j = a, m
-            while i < j:
-                h = (i + j) >> 1
-                if not lt(m, h):
-                    i = h + 1
-                else:
-                    j = h
-            for k in range(m, i, -1):
-                swap(k, k - 1)
-            return
-        mid = (a + b) >> 1
-        total = mid + m
-        if m > mid:
-            start, r = total - b, mid
-        else:
-            start, r = a, m
-        p = total - 1
-        while start < r:
-            c = (start + r) >> 1
-            if not lt(p - c, c):
-                start = c + 1
-            else:
-                r = c
-        end = total - start
-        if start < m < end:
-            rotate(start, m, end)
-        if a < start < mid:
-            sym_merge(a, start, mid)
-        if mid < end < b:
-            sym_merge(mid, end, b)
-
     block = 20
     a, b = 0, block
     while b <= n:
-        insertion(a, b)
+        _insertion(data, less, a, b)
         a, b = b, b + block
-    insertion(a, n)
+    _insertion(data, less, a, n)
     while block < n:
         a, b = 0, 2 * block
         while b <= n:
-            sym_merge(a, a + block, b)
+            _sym_merge(data, less, a, a + block, b)
             a, b = b, b + 2 * block
         m = a + block
         if m < n:
-            sym_merge(a, m, n)
+            _sym_merge(data, less, a, m, n)
         block *= 2
+
+
+def _insertion(data: list, less: Callable[[Any, Any], bool], a: int, b: int) -> None:
+    for i in range(a + 1, b):
+        j = i
+        while j > a and less(data[j], data[j - 1]):
+            data[j], data[j - 1] = data[j - 1], data[j]
+            j -= 1
+
+
+def _swap_range(data: list, a: int, b: int, count: int) -> None:
+    for i in range(count):
+        data[a + i], data[b + i] = data[b + i], data[a + i]
+
+
+def _rotate(data: list, a: int, m: int, b: int) -> None:
+    i, j = m - a, b - m
+    while i != j:
+        if i > j:
+            _swap_range(data, m - i, m, j)
+            i -= j
+        else:
+            _swap_range(data, m - i, m + j - i, i)
+            j -= i
+    _swap_range(data, m - i, m, i)
+
+
+def _sym_merge(data: list, less: Callable[[Any, Any], bool], a: int, m: int, b: int) -> None:
+    if m - a == 1:
+        i, j = m, b
+        while i < j:
+            h = (i + j) >> 1
+            if less(data[h], data[a]):
+                i = h + 1
+            else:
+                j = h
+        for k in range(a, i - 1):
+            data[k], data[k + 1] = data[k + 1], data[k]
+        return
+    if b - m == 1:
+        i, j = a, m
+        while i < j:
+            h = (i + j) >> 1
+            if not less(data[m], data[h]):
+                i = h + 1
+            else:
+                j = h
+        for k in range(m, i, -1):
+            data[k], data[k - 1] = data[k - 1], data[k]
+        return
+    mid = (a + b) >> 1
+    total = mid + m
+    if m > mid:
+        start, r = total - b, mid
+    else:
+        start, r = a, m
+    p = total - 1
+    while start < r:
+        c = (start + r) >> 1
+        if not less(data[p - c], data[c]):
+            start = c + 1
+        else:
+            r = c
+    end = total - start
+    if start < m < end:
+        _rotate(data, start, m, end)
+    if a < start < mid:
+        _sym_merge(data, less, a, start, mid)
+    if mid < end < b:
+        _sym_merge(data, less, mid, end, b)
 
 
 def dedupe_scalars(items: list) -> list:
