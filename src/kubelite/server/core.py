@@ -412,8 +412,17 @@ class APIServer:
 
         # The patch applies to the object as encoded. Both are read, never changed, here: the
         # patch engines copy the document they patch, so `served` may share parts with `old`.
-        served = as_served(old)
-        patched = patching.apply(patch_type, served, patch, r)
+        doc = _status_alone(r, patch_type, patch, opts, subresource)
+        if doc is not None:
+            # A controller's strategic patch of the status alone (the kubelet's): the engine
+            # touches only the fields the patch names, and the status strategy keeps only the
+            # status of what it makes, so the status is all that is served and patched (not a
+            # copy of the whole Pod, ordered and cloned for a few of its fields).
+            served = as_served({k: old[k] for k in ("kind", "apiVersion", "status") if k in old})
+            patched = patching.apply(patch_type, served, patch, r, doc=doc)
+        else:
+            served = as_served(old)
+            patched = patching.apply(patch_type, served, patch, r)
         if not isinstance(patched, dict):
             raise errors.bad_request("the patch did not produce an object")
         warnings = [] if opts.trusted else \
@@ -1029,6 +1038,20 @@ def _ordered(obj: dict) -> dict:
         if key not in out:
             out[key] = value
     return out
+
+
+def _status_alone(r, patch_type: str, patch: bytes, opts: WriteOptions, subresource: str):
+    """The decoded patch when it is a trusted caller's strategic merge patch of the status
+    subresource that names nothing but `status` (else None): what it makes of the rest of the
+    object is never read. Not for kinds whose status update reads more of the patched object
+    (a Deployment's annotations, a CSR's approval) or re-encodes it ([]byte fields)."""
+    from kubelite.server import csr, gobytes, patching
+
+    if subresource != "status" or not opts.trusted or patch_type != patching.STRATEGIC_PATCH or r.crd \
+            or (r.group == "apps" and r.resource == "deployments") or csr.handles(r) or gobytes.has_bytes(r):
+        return None
+    doc = patching.decode(patch)
+    return doc if isinstance(doc, dict) and doc.keys() == {"status"} else None
 
 
 def _status_update(r, old: dict, new: dict) -> dict:

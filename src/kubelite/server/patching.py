@@ -33,7 +33,9 @@ _SMP_BAD_REQUEST = frozenset({
 _SMP_INVALID = frozenset({"lists of lists are not supported", "patch content doesn't match retainKeys list"})
 
 
-def apply(content_type: str, original: dict, patch: bytes, resource) -> object:
+def apply(content_type: str, original: dict, patch: bytes, resource, doc: object = None) -> object:
+    """`patch` applied to `original`; `doc`: the patch already decoded (decode(patch)), when
+    the caller has it (a merge or strategic patch)."""
     from kubelite.patch import PatchError
 
     try:
@@ -48,7 +50,8 @@ def apply(content_type: str, original: dict, patch: bytes, resource) -> object:
                     413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations "
                     f"in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
             return _json_patch(original, ops)
-        doc = _decode(patch)
+        if doc is None:
+            doc = _decode(patch)
         if not isinstance(doc, dict):
             raise errors.bad_request("error decoding patch: json: cannot unmarshal "
                                      f"{json_kind(doc)} into Go value of type map[string]interface {{}}")
@@ -79,6 +82,11 @@ def _strategic_error(err) -> errors.StatusError:
     if message in _SMP_INVALID:
         return rejected()
     return errors.server_error(message)
+
+
+def decode(patch: bytes):
+    """The JSON value of a patch body (400 when it is not JSON)."""
+    return _decode(patch)
 
 
 def _decode(patch: bytes):
