@@ -6,6 +6,7 @@ does not stop the others; every failure is collected and reported at the end.
 """
 from __future__ import annotations
 
+import _thread  # a Lock without threading's import: most runs stay on one thread
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -85,6 +86,7 @@ class Applier:
         self._groups: dict = {}
         self._group_sizes: dict = {}
         self._prefetched: dict = {}  # group -> _Listed, or None: GET each object
+        self._listing_lock = _thread.allocate_lock()
 
     # -- preparation -------------------------------------------------------------------------
 
@@ -124,8 +126,7 @@ class Applier:
         self._group_sizes, self._prefetched = {}, {}
         for group in self._groups.values():
             self._group_sizes[group] = self._group_sizes.get(group, 0) + 1
-        for item in items:
-            outcome = self.apply_one(item, result)
+        for outcome in self._outcomes(items, result):
             result.outcomes.append(outcome)
             if isinstance(outcome.error, ObjectError):
                 unmapped.append(outcome.error)
@@ -135,6 +136,42 @@ class Applier:
                 self.on_outcome(outcome)
         result.errors[:0] = unmapped
         return result
+
+    def _outcomes(self, items: list[Item], result: Result):
+        """Each item's outcome in order: applied one at a time, or a few at a time over HTTP (the
+        kinds that no other object's admission depends on), each item's warnings said in order."""
+        from kubelite.client.inorder import workers_for
+
+        workers = workers_for(getattr(self.session.client, "transport", None)) if self.options.dry_run != "client" else 1
+        if workers <= 1 or len(items) < 2:
+            for item in items:
+                yield self.apply_one(item, result)
+            return
+        from kubelite.client.inorder import SaidAside, in_order
+
+        self._warm(items)
+        transport, aside = self.session.client.transport, SaidAside()
+        warn, on_warning = self.warn, transport.on_warning
+        self.warn, transport.on_warning = aside.kept(warn), aside.kept(on_warning)
+        try:
+            for _, future in in_order(items, lambda item: aside.run(self.apply_one, item, result), workers=workers,
+                                      alone=lambda item: not _independent(item), key=_object_key):
+                outcome, said = future.result()
+                aside.replay(said)
+                yield outcome
+        finally:
+            self.warn, transport.on_warning = warn, on_warning
+
+    def _warm(self, items: list[Item]) -> None:
+        """Discovery and schemas for the kinds to be written side by side, read before the threads
+        start (their caches are filled by whoever asks first)."""
+        for api_version, kind in {(str(i.obj.get("apiVersion")), str(i.obj.get("kind"))) for i in items
+                                  if _independent(i)}:
+            try:
+                self.session.discovery.for_kind(api_version, kind)
+            except Exception:  # noqa: BLE001 - the item reports it when it is applied
+                continue
+            self.schema_for(api_version, kind)
 
     def apply_one(self, item: Item, result: Result) -> Outcome:
         from kubelite.client.errors import ApiError
@@ -205,16 +242,17 @@ class Applier:
         from kubelite.client.errors import ApiError
 
         group = self._groups.get(id(item))
-        if group not in self._prefetched:
-            r = item.resource
-            if self._group_sizes.get(group, 0) < PREFETCH_MIN_OBJECTS or (r.namespaced and not item.namespace):
-                self._prefetched[group] = None
-            else:
-                try:
-                    pages = list(self.session.client.list_pages(r, item.namespace or None))
-                except ApiError:
-                    pages = None
-                self._prefetched[group] = _Listed(pages) if pages is not None else None
+        with self._listing_lock:  # items applied side by side share one LIST
+            if group not in self._prefetched:
+                r = item.resource
+                if self._group_sizes.get(group, 0) < PREFETCH_MIN_OBJECTS or (r.namespaced and not item.namespace):
+                    self._prefetched[group] = None
+                else:
+                    try:
+                        pages = list(self.session.client.list_pages(r, item.namespace or None))
+                    except ApiError:
+                        pages = None
+                    self._prefetched[group] = _Listed(pages) if pages is not None else None
         return self._prefetched[group]
 
     def plan(self, item: Item, live: dict | None) -> Action:
@@ -357,6 +395,17 @@ class _Listed:
             return False, None
         self.used.add(name)
         return True, self.objects.pop(name, None)
+
+
+def _independent(item: Item) -> bool:
+    from kubelite.client.inorder import independent
+
+    return independent(str(item.obj.get("apiVersion") or ""), str(item.obj.get("kind") or ""))
+
+
+def _object_key(item: Item) -> tuple:
+    """Items that may name one object (the namespace may be filled in later) are never in flight together."""
+    return str(item.obj.get("kind") or ""), str((item.obj.get("metadata") or {}).get("name") or "")
 
 
 def _group(item: Item) -> tuple:

@@ -103,17 +103,45 @@ def _delete(args) -> int:
         if not args.ignore_not_found:
             sys.stdout.write("No resources found\n")
         return 0
-    deleted: list = []
     uids: dict[int, str] = {}  # id(request) -> uid of what was deleted (a namesake made later is not it)
-
-    def remove(request: common.Request) -> None:
-        if delete_one(sess, request, args, dry_run=dry_run, grace=grace, uids=uids):
-            deleted.append(request)
-
-    common.each(targets, remove, errors)
+    deleted = _delete_all(sess, targets, args, dry_run, grace, uids, errors)
     if _wants_wait(args, dry_run, grace):
         _wait_gone(sess, deleted, common.parse_duration(args.timeout), errors, uids)
     return common.report(errors)
+
+
+def _delete_all(sess, targets: list, args, dry_run: str, grace: int, uids: dict, errors: list) -> list:
+    """Delete each target, saying so (or collecting its error) in order; the requests deleted. Over
+    HTTP, a few objects of the kinds nothing else depends on are deleted at a time."""
+    from kubelite.client.errors import ClientError
+    from kubelite.client.inorder import SaidAside, in_order, independent, workers_for
+
+    transport, aside = sess.client.transport, SaidAside()
+    workers = workers_for(transport) if dry_run != "client" else 1
+
+    def remove(request: common.Request):
+        try:
+            return delete_one(sess, request, args, dry_run=dry_run, grace=grace, uids=uids, quiet=True)
+        except (ClientError, common.CommandError) as err:
+            return err
+
+    deleted = []
+    on_warning = transport.on_warning
+    transport.on_warning = aside.kept(on_warning)
+    try:
+        for request, future in in_order(targets, lambda request: aside.run(remove, request), workers=workers,
+                                        alone=lambda r: not independent(r.resource.api_version, r.resource.kind),
+                                        key=lambda r: (r.resource.kind, r.name)):
+            outcome, said = future.result()
+            aside.replay(said)
+            if isinstance(outcome, Exception):
+                errors.append(outcome)
+            elif outcome:
+                say_deleted(request, args, grace, dry_run)
+                deleted.append(request)
+    finally:
+        transport.on_warning = on_warning
+    return deleted
 
 
 def _raw(args) -> int:
@@ -184,14 +212,18 @@ def delete_one(sess, request: common.Request, args, *, dry_run: str, grace: int 
             return False
         raise err.with_source("deleting", request.source) if request.source else err
     if not quiet:
-        kind = _kind_string(request.resource)
-        if getattr(args, "output", "") == "name":
-            sys.stdout.write(f"{kind}/{request.name}\n")
-        else:
-            operation = "force deleted" if grace == 0 else "deleted"
-            sys.stdout.write(f'{kind} "{request.name}" {operation}{common.dry_run_suffix(dry_run)}\n')
-        sys.stdout.flush()
+        say_deleted(request, args, grace, dry_run)
     return True
+
+
+def say_deleted(request: common.Request, args, grace: int, dry_run: str) -> None:
+    kind = _kind_string(request.resource)
+    if getattr(args, "output", "") == "name":
+        sys.stdout.write(f"{kind}/{request.name}\n")
+    else:
+        operation = "force deleted" if grace == 0 else "deleted"
+        sys.stdout.write(f'{kind} "{request.name}" {operation}{common.dry_run_suffix(dry_run)}\n')
+    sys.stdout.flush()
 
 
 def _wants_wait(args, dry_run: str, grace: int) -> bool:
