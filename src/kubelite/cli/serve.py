@@ -57,6 +57,16 @@ def run(argv: list[str]) -> int:
     args = installed(parser, "serve").parse_args(argv)
 
     data_dir = pathlib.Path(args.data_dir).expanduser() if args.data_dir else default_home()
+    pki = None
+    if args.workers == 1:
+        # A first start's certificates are made on another core while the server imports and
+        # fills its store (server/pki.py); build_server waits for them.
+        admin = bool(args.write_kubeconfig) and args.kubeconfig_auth == "client-certificate"
+        try:
+            pki = _start_pki(data_dir, admin)
+        except Exception as err:
+            print(f"error: cannot start the API server in {data_dir}: {err}", file=sys.stderr)
+            return 1
     sock, worker = None, 0
     if args.workers > 1:  # bound and forked before any store or thread exists (server/workers.py)
         from kubelite.server import workers
@@ -80,7 +90,7 @@ def run(argv: list[str]) -> int:
         from kubelite.server.controllers import select_controllers
 
         controllers = select_controllers(args.controllers)
-        server = build_server(data_dir, storage, args.nodes, controllers)
+        server = build_server(data_dir, storage, args.nodes, controllers, pki)
         if tokens:
             server.app.auth.authn.add_tokens(tokens)
         server.app.auth.authn.anonymous = args.anonymous_auth
@@ -141,6 +151,14 @@ def run(argv: list[str]) -> int:
         if args.workers > 1 and not worker:
             workers.stop_workers()
     return 0
+
+
+def _start_pki(data_dir: pathlib.Path, admin: bool):
+    from kubelite.server import pki
+    from kubelite.server.private import private_dir
+
+    private_dir(data_dir)
+    return pki.start(data_dir / "pki", admin)
 
 
 def _at_least_one(text: str) -> int:
@@ -245,7 +263,8 @@ class LocalServer:
     """Everything a served data directory holds: the cluster, its TLS files and token."""
 
     def __init__(self, data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1,
-                 controllers: bool | list = True):
+                 controllers: bool | list = True, pki=None):
+        """`pki`: the certificates being made (server/pki.py's Pending), if start began them."""
         from kubelite.server.auth import ensure_token
         from kubelite.server.cluster import Cluster
         from kubelite.server.tls import ensure_tls
@@ -253,7 +272,12 @@ class LocalServer:
         from kubelite.server.private import private_dir
 
         private_dir(data_dir)
-        self.tls = ensure_tls(data_dir / "pki")
+        if pki is None:
+            from kubelite.server import pki as pki_files
+
+            pki = pki_files.start(data_dir / "pki", admin=False)
+        pki.wait()
+        self.tls = ensure_tls(data_dir / "pki")  # what the wait left: current, nothing to make
         self.token = ensure_token(data_dir)
         self.cluster = Cluster(storage or str(data_dir / "state.db"), token=self.token, nodes=nodes,
                                ca=self.tls.ca_pem(), controllers=controllers)
@@ -261,8 +285,9 @@ class LocalServer:
         self.api = self.cluster.api
         from kubelite.server.auth.signing import KEY_FILE, Signer
 
-        # Service-account tokens stay valid across restarts: the signing key lives with the CA.
-        self.api.sa_signer = Signer.load_or_create(data_dir / "pki" / KEY_FILE)
+        # Service-account tokens stay valid across restarts: the signing key lives with the CA
+        # (read at the first token signed or verified).
+        self.api.sa_signer = Signer.at(data_dir / "pki" / KEY_FILE)
         from kubelite.server.controllers.csr_signing import SigningCA
 
         # kube-controller-manager's --cluster-signing-cert/key-file: approved CSRs are signed by the CA.
@@ -274,5 +299,5 @@ class LocalServer:
 
 
 def build_server(data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1,
-                 controllers: bool | list = True) -> LocalServer:
-    return LocalServer(data_dir, storage, nodes, controllers)
+                 controllers: bool | list = True, pki=None) -> LocalServer:
+    return LocalServer(data_dir, storage, nodes, controllers, pki)

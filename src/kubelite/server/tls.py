@@ -136,8 +136,76 @@ def _new_server_cert(ca_key, ca_cert):
 
 
 def _expired(path: pathlib.Path) -> bool:
-    cert = _load_cert(path)
-    return cert.not_valid_after_utc <= _now() + datetime.timedelta(days=1)
+    pem = path.read_bytes()
+    after = not_after(pem)
+    if after is None:  # not a certificate not_after reads: cryptography decides
+        after = _load_cert(path).not_valid_after_utc
+    return after <= _now() + datetime.timedelta(days=1)
+
+
+def not_after(pem: bytes) -> datetime.datetime | None:
+    """The end of the validity of the first certificate in `pem`, read from its DER form without
+    the `cryptography` package (importing it was ~25 ms of every `kubelite serve` start, which
+    only checks that its certificates are still valid); None when `pem` is not a certificate.
+
+    Certificate ::= SEQUENCE { tbsCertificate SEQUENCE { [0] version OPTIONAL, serialNumber,
+    signature, issuer, validity SEQUENCE { notBefore, notAfter }, ... }, ... } (RFC 5280 4.1)."""
+    import base64
+    import binascii
+
+    begin, end = b"-----BEGIN CERTIFICATE-----", b"-----END CERTIFICATE-----"
+    start = pem.find(begin)
+    stop = pem.find(end, start + 1)
+    if start < 0 or stop < 0:
+        return None
+    try:
+        der = base64.b64decode(b"".join(pem[start + len(begin):stop].split()), validate=True)
+        tag, body, _ = _der(der, 0)
+        if tag != 0x30:
+            return None
+        tag, tbs, _ = _der(der, body[0])
+        if tag != 0x30:
+            return None
+        at, fields = tbs[0], []
+        while at < tbs[1] and len(fields) < 4:
+            tag, value, at = _der(der, at)
+            if not fields and tag == 0xA0:
+                continue  # the version
+            fields.append((tag, value))
+        if len(fields) < 4 or fields[3][0] != 0x30:  # serialNumber, signature, issuer, validity
+            return None
+        validity = fields[3][1]
+        _, _, at = _der(der, validity[0])  # notBefore
+        tag, value, _ = _der(der, at)
+        text = der[value[0]:value[1]].decode("ascii")
+    except (ValueError, binascii.Error, IndexError):
+        return None
+    if not text.endswith("Z") or not text[:-1].isdigit():
+        return None
+    if tag == 0x17 and len(text) == 13:  # UTCTime YYMMDDHHMMSSZ, 1950-2049
+        text = ("19" if text[:2] >= "50" else "20") + text
+    elif tag != 0x18 or len(text) != 15:  # GeneralizedTime YYYYMMDDHHMMSSZ
+        return None
+    parts = (text[0:4], text[4:6], text[6:8], text[8:10], text[10:12], text[12:14])
+    try:
+        return datetime.datetime(*map(int, parts), tzinfo=datetime.timezone.utc)
+    except ValueError:
+        return None
+
+
+def _der(der: bytes, at: int) -> tuple[int, tuple[int, int], int]:
+    """The DER element at `at`: (tag, (start, end) of its contents, where the next one begins)."""
+    tag, length = der[at], der[at + 1]
+    at += 2
+    if length & 0x80:
+        count = length & 0x7F
+        if not 0 < count <= 4:
+            raise ValueError("DER length")
+        length = int.from_bytes(der[at:at + count], "big")
+        at += count
+    if at + length > len(der):
+        raise ValueError("DER length past the end")
+    return tag, (at, at + length), at + length
 
 
 def _load_cert(path: pathlib.Path):

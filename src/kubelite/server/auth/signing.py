@@ -16,6 +16,7 @@ import threading
 ALGORITHM = "ES256"
 KEY_FILE = "sa.key"
 _lock = threading.Lock()
+_load_lock = threading.Lock()  # a key file read once, whichever thread first needs it
 
 
 def b64url(data: bytes) -> str:
@@ -48,13 +49,40 @@ def _publish_key(path: pathlib.Path, key) -> bool:
 
 
 class Signer:
-    def __init__(self, key):
+    def __init__(self, key=None, *, path: pathlib.Path | None = None):
+        """A signer with `key`, or with the key file at `path`, read (made, if missing, as
+        load_or_create does) when first used."""
+        self._path = path
+        self._loaded = None
+        if key is not None:
+            self._use(key)
+
+    def _use(self, key) -> None:
         from cryptography.hazmat.primitives import serialization
 
-        self._key = key
         der = key.public_key().public_bytes(serialization.Encoding.DER,
                                             serialization.PublicFormat.SubjectPublicKeyInfo)
-        self.key_id = b64url(hashlib.sha256(der).digest())
+        self._key_id = b64url(hashlib.sha256(der).digest())
+        self._loaded = key
+
+    @property
+    def _key(self):
+        if self._loaded is None:
+            with _load_lock:
+                if self._loaded is None:
+                    self._use(Signer.load_or_create(self._path)._loaded)
+        return self._loaded
+
+    @property
+    def key_id(self) -> str:
+        self._key
+        return self._key_id
+
+    @classmethod
+    def at(cls, path: str | os.PathLike) -> "Signer":
+        """The signer of the key file at `path`, loaded at the first token signed or verified: a
+        server's start does not import `cryptography` for it (~25 ms before /readyz)."""
+        return cls(path=pathlib.Path(path))
 
     @classmethod
     def generate(cls) -> "Signer":
