@@ -750,7 +750,7 @@ class APIServer:
         kv = self.store.get(self._key(ns, "", namespace))
         if kv is None:
             raise errors.not_found("", "namespaces", namespace)
-        if json.loads(kv.value).get("metadata", {}).get("deletionTimestamp"):
+        if _terminating(kv.value if isinstance(kv.value, bytes) else bytes(kv.value)):
             raise errors.namespace_terminating(r.group, r.resource, name, namespace)
 
     def _prepare_create(self, r, obj: dict) -> dict:
@@ -1038,6 +1038,21 @@ def _ordered(obj: dict) -> dict:
         if key not in out:
             out[key] = value
     return out
+
+
+_NAMESPACES_SEEN: dict[bytes, bool] = {}
+
+
+def _terminating(namespace: bytes) -> bool:
+    """Whether a stored Namespace has a deletionTimestamp: every create in a namespace reads it,
+    and decoding the same stored bytes again was ~8 us of each (1,000 pods and their Events)."""
+    terminating = _NAMESPACES_SEEN.get(namespace)
+    if terminating is None:
+        terminating = bool(json.loads(namespace).get("metadata", {}).get("deletionTimestamp"))
+        if len(_NAMESPACES_SEEN) >= 64:
+            _NAMESPACES_SEEN.clear()
+        _NAMESPACES_SEEN[namespace] = terminating
+    return terminating
 
 
 def _status_alone(r, patch_type: str, patch: bytes, opts: WriteOptions, subresource: str):

@@ -91,10 +91,13 @@ def _compare(a: str, b: str) -> int:
 
 
 def _sorted_elements(elements) -> list:
-    """Path elements in order: field names alone (the common case) sort as plain strings."""
+    """Path elements in order: field names alone (the common case) sort as plain strings.
+    Strings with one prefix are contiguous in string order: when the first and the last of the
+    sorted elements are field names, all of them are."""
     elements = list(elements)
-    if all(pe.startswith("f:") for pe in elements):
-        return sorted(elements)
+    ordered = sorted(elements)
+    if not ordered or (ordered[0][:2] == "f:" and ordered[-1][:2] == "f:"):
+        return ordered
     return sorted(elements, key=cmp_to_key(_compare))
 
 
