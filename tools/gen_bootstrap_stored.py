@@ -43,7 +43,7 @@ def stored_objects() -> list[dict]:
     store = open_store("memory://")
     try:
         api = APIServer(store, Registry(), clock=FakeClock(start))
-        with mock.patch("kubelite.server.core.uuid.uuid4", return_value=uuid.UUID(UID)):
+        with mock.patch("uuid.uuid4", return_value=uuid.UUID(UID)):  # the uid each create gives
             bootstrap.ensure_policy(api, prepared=False)
         out = []
         for resource, name in bootstrap.written():
