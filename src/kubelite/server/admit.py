@@ -27,9 +27,10 @@ class ClusterAdmission:
 
     # -- create ----------------------------------------------------------------------------------
 
-    def mutate_create(self, r, obj: dict) -> dict:
-        """Scheme defaults, then the mutating plugins that need cluster state (before validation)."""
-        obj = defaults.apply_defaults(obj)
+    def mutate_create(self, r, obj: dict, copy: bool = True) -> dict:
+        """Scheme defaults, then the mutating plugins that need cluster state (before validation).
+        copy=False: `obj` is the caller's private copy, defaulted where it is."""
+        obj = defaults.apply_defaults(obj, copy=copy)
         if r.group == "" and r.kind == "Pod":
             obj = self._admit_pod(obj)
         if r.crd:

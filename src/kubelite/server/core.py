@@ -296,7 +296,7 @@ class APIServer:
             meta.pop(transient, None)
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.clock.rfc3339()
-        obj = self._prepare_create(r, obj)
+        obj = self._prepare_create(r, obj, copy=False)  # _check_body's copy: defaulted in place
         obj, warnings = self.webhooks.mutating(r, obj, None, opts, requested_name=requested)
         self.admission.validate(r, obj, None)
         warnings += self.webhooks.validating(r, obj, None, opts, requested_name=requested)
@@ -753,11 +753,11 @@ class APIServer:
         if _terminating(kv.value if isinstance(kv.value, bytes) else bytes(kv.value)):
             raise errors.namespace_terminating(r.group, r.resource, name, namespace)
 
-    def _prepare_create(self, r, obj: dict) -> dict:
+    def _prepare_create(self, r, obj: dict, copy: bool = True) -> dict:
         from kubelite.server import gobytes
         from kubelite.server.admission import defaults, generation
 
-        obj = self.admission.mutate_create(r, gobytes.canonical(obj, r))
+        obj = self.admission.mutate_create(r, gobytes.canonical(obj, r), copy=copy)
         if r.crd and r.subresource("status") is not None:
             obj.pop("status", None)
         if r.group == "apiextensions.k8s.io" and r.kind == "CustomResourceDefinition":

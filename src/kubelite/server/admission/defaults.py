@@ -589,15 +589,16 @@ _KIND_DEFAULTS: dict[tuple[str, str], Callable[[dict], None]] = {
 }
 
 
-def apply_defaults(obj: dict) -> dict:
-    """Return a copy of ``obj`` with kube-apiserver's scheme defaults applied.
+def apply_defaults(obj: dict, copy: bool = True) -> dict:
+    """Return a copy of ``obj`` with kube-apiserver's scheme defaults applied (copy=False:
+    ``obj`` itself, defaulted in place, for a caller whose private copy it is).
 
     Unknown kinds (custom resources included) come back unchanged; schema
     defaults of custom resources are :func:`kubelite.server.admission.crd_defaults`.
     """
     if not isinstance(obj, dict):
         raise TypeError(f"object must be a mapping, got {type(obj).__name__}")
-    out = clone(obj)
+    out = clone(obj) if copy else obj
     handler = _KIND_DEFAULTS.get(group_kind(out))
     if handler is not None:
         handler(out)
