@@ -269,9 +269,16 @@ def _compare(lhs, rhs, s, path: tuple, res: Comparison, top: bool = False) -> No
         for key in list(left) + [k for k in right if k not in left]:
             before, after = left.get(key, MISSING), right.get(key, MISSING)
             if isinstance(before, (dict, list)) or isinstance(after, (dict, list)):
-                _compare(before, after, child_schema(s, key), path + (fp.field(key),), res)
+                # One side missing: all of the other is added or removed (what _compare would
+                # call, without the call).
+                if before is MISSING:
+                    _one_sided(after, child_schema(s, key), path + ("f:" + key,), res.added)
+                elif after is MISSING:
+                    _one_sided(before, child_schema(s, key), path + ("f:" + key,), res.removed)
+                else:
+                    _compare(before, after, child_schema(s, key), path + ("f:" + key,), res)
             else:  # two scalars are a leaf whatever the schema says: no walk
-                _leaf(before, after, path + (fp.field(key),), res)
+                _leaf(before, after, path + ("f:" + key,), res)
     if not top:
         if lhs is MISSING:
             res.added.add(path)
@@ -304,9 +311,9 @@ def _one_sided(value, s, path: tuple, out: set) -> None:
     if isinstance(value, dict):
         for key, val in value.items():
             if isinstance(val, (dict, list)):
-                _one_sided(val, child_schema(s, key), path + (fp.field(key),), out)
+                _one_sided(val, child_schema(s, key), path + ("f:" + key,), out)
             else:  # a leaf whatever the schema says
-                out.add(path + (fp.field(key),))
+                out.add(path + ("f:" + key,))
 
 
 def _container_fits(kind: str, v) -> bool:
