@@ -56,7 +56,13 @@ def ensure_policy(api, prepared: bool = True) -> None:
         return
     for resource in ("clusterroles", "clusterrolebindings"):
         r = api.registry.lookup(GROUP, "v1", resource)
-        for obj in objects(resource):
+        # One read of what is stored: at a restart each object is usually what reconciling leaves.
+        stored = {kv.key: kv.value for kv in api.store.range(api._prefix(r)).kvs}
+        for raw in _policy()[resource]:
+            value = stored.get(api._key(r, "", raw["metadata"]["name"]))
+            if value is not None and _holds(json.loads(value), raw):
+                continue
+            obj = {"apiVersion": API_VERSION, "kind": KINDS[resource], **copy.deepcopy(raw)}
             try:
                 _ensure(api, r, resource, obj)
             except StatusError as err:
