@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import _thread  # threading's Lock without threading's import, on every command's path
 import json
-import socket
 from urllib.parse import urlencode, urlsplit
 
 # Characters a request path may carry unescaped (httpx's, from WHATWG's path percent-encode set).
@@ -271,7 +270,7 @@ class Client:
                 conn.sock.settimeout(read_timeout)
                 conn.sock.sendall(head + body if body else head)
                 status, reason, items = self._read_head(conn)
-            except socket.timeout:
+            except TimeoutError:  # socket.timeout
                 conn.close()
                 raise TimeoutException("timed out") from None
             except (ReadError, OSError) as err:
@@ -346,9 +345,11 @@ class Client:
         return self._open()
 
     def _open(self) -> _Connection:
+        import socket  # here: the embedded cluster's client (AppClient) opens none
+
         try:
             sock = socket.create_connection((_ascii_host(self.host), self.port), timeout=self.connect_timeout)
-        except socket.timeout:
+        except TimeoutError:  # socket.timeout
             raise TimeoutException("timed out") from None
         except OSError as err:
             raise ConnectError(str(err)) from err
@@ -356,7 +357,7 @@ class Client:
         if self.scheme == "https":
             try:
                 sock = self._ssl.wrap_socket(sock, server_hostname=_ascii_host(self._sni))
-            except socket.timeout:
+            except TimeoutError:  # socket.timeout
                 sock.close()
                 raise TimeoutException("timed out") from None
             except OSError as err:
@@ -450,7 +451,7 @@ def _guard(read):
     def wrapper(*args):
         try:
             yield from read(*args)
-        except socket.timeout:
+        except TimeoutError:  # socket.timeout
             raise TimeoutException("timed out") from None
         except OSError as err:
             raise ReadError(str(err) or type(err).__name__) from err

@@ -415,7 +415,9 @@ def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Pat
     """The embedded local cluster, served in this process from the SQLite store in the home.
 
     The cluster catches up first (controllers act on what happened since the last command, at
-    wall time), runs in the background while the command works, and settles before it ends."""
+    wall time), runs in the background while the command works, and settles before it ends.
+    When nothing has happened since the last command's settle (Cluster.catch_up), the
+    controllers are not loaded unless the command writes or watches."""
     from kubelite.server.cluster import Cluster
 
     home = home or kubelite_home()
@@ -426,15 +428,14 @@ def embedded(verbosity: int = 0, timeout: float | None = None, home: pathlib.Pat
         cluster = Cluster(str(home / "state.db"))
     except Exception as err:
         raise ConnectionFailed(f"error: cannot open the embedded cluster in {home}: {err}") from None
-    cluster.settle()
-    cluster.start()
+    cluster.catch_up()
     from kubelite.client import http1
 
     client = http1.AppClient(cluster.door(), EMBEDDED_URL, headers={"User-Agent": USER_AGENT})
 
     def close() -> None:
         try:
-            cluster.settle()
+            cluster.finish()
             cluster.compact_if_due(home / "compaction")
         finally:
             cluster.close()

@@ -8,9 +8,11 @@ outermost winning.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+TYPE_CHECKING = False  # typing's import for annotations only: a short command's start does without it
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Iterable
+
     from kubelite.schema.openapi import Definitions
 
 OBJECT = "object"  # a struct: known properties

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from kubelite.schema.model import Schema
+
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class SchemaError(ValueError):

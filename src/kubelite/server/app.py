@@ -5,12 +5,10 @@ Everything below the ASGI boundary is shared, so there is one code path per oper
 """
 from __future__ import annotations
 
-import asyncio
-import logging
+import os
 import time
-import uuid
 
-from kubelite.manifest._gojson import allow_go_depth
+from kubelite.godepth import allow_go_depth
 from kubelite.server.auth.gate import Gate
 from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large, timeout
 from kubelite.server.handlers.http import (
@@ -20,12 +18,18 @@ from kubelite.server.handlers.http import (
     StreamingResponse,
     encode_json,
     json_response,
+    loop_running,
     text_response,
 )
 from kubelite.server.routing import Query, parse_request
 from kubelite.server.storage.errors import StorageError
 
-log = logging.getLogger("kubelite.server")
+
+def _log():
+    import logging  # when there is something to say: a short command never imports it
+
+    return logging.getLogger("kubelite.server")
+
 
 MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
 REQUEST_TIMEOUT = 60.0  # kube-apiserver's --request-timeout for requests that are not watches
@@ -65,7 +69,9 @@ class App:
             return
         if kind != "http":
             return
-        if self.stopping is None:
+        if self.stopping is None and loop_running():  # (server.door drives short requests without one)
+            import asyncio
+
             self.stopping = asyncio.Event()
         self.traffic.enter()
         try:
@@ -80,6 +86,8 @@ class App:
         the same GET over HTTP. kubelite carries no stream, so the handshake is always declined
         with that answer (kube-apiserver's JSON Status) when the server lets the app send one."""
         if self.stopping is None:
+            import asyncio
+
             self.stopping = asyncio.Event()
         message = await receive()
         if message.get("type") != "websocket.connect":
@@ -102,6 +110,8 @@ class App:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                import asyncio
+
                 self.stopping = asyncio.Event()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
@@ -133,19 +143,25 @@ class App:
             return _error_response(err, request)
         try:
             limit = self._deadline(request)
+            if not loop_running():
+                # Driven without an event loop (server.door): nothing in it waits, so no deadline
+                # could cut it (a request with one of its own, ?timeout=, is given a loop).
+                return await self._dispatch(request)
+            import asyncio
+
             return await asyncio.wait_for(self._dispatch(request), limit)
         except StatusError as err:
             return _error_response(err, request)
         except StorageError as err:  # the store failed (etcd unreachable): kube-apiserver's InternalError
-            log.warning("%s %s: storage: %s", request.method, request.path, err)
+            _log().warning("%s %s: storage: %s", request.method, request.path, err)
             return _error_response(internal_error(str(err)), request)
-        except asyncio.TimeoutError:
-            log.warning("%s %s did not complete within %ss", request.method, request.path, limit)
+        except TimeoutError:  # wait_for's (asyncio.TimeoutError is TimeoutError since Python 3.11)
+            _log().warning("%s %s did not complete within %ss", request.method, request.path, limit)
             err = timeout("request did not complete within requested timeout - context deadline exceeded")
             err.has_details = True  # NewTimeoutError always sends details, here empty
             return _error_response(err, request)
         except Exception:  # a bug: answered as a Go panic is, the detail only in the log
-            log.exception("internal error serving %s %s", request.method, request.path)
+            _log().exception("internal error serving %s %s", request.method, request.path)
             return text_response(PANIC_MESSAGE, status=500)
 
     def _deadline(self, request: Request) -> float:
@@ -207,7 +223,12 @@ class App:
 
         if request.method != "GET":
             raise method_not_allowed()
-        counts = await asyncio.to_thread(prometheus.storage_object_counts, self.api)
+        if loop_running():
+            import asyncio
+
+            counts = await asyncio.to_thread(prometheus.storage_object_counts, self.api)
+        else:  # the in-process door's own request: nothing else waits on this thread
+            counts = prometheus.storage_object_counts(self.api)
         return Response(status=200, body=self.metrics.render(counts).encode(),
                         content_type=prometheus.CONTENT_TYPE)
 
@@ -265,8 +286,17 @@ def _error_response(err: StatusError, request: Request | None) -> Response:
     return Response(status=err.code or 500, body=encode_json(err.to_status(), pretty), headers=headers)
 
 
+def _audit_id() -> bytes:
+    """A random (version 4) UUID's text, as str(uuid.uuid4()) writes it, without uuid's import."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    text = raw.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}".encode()
+
+
 def _base_headers(content_type: str, extra) -> list[tuple[bytes, bytes]]:
-    headers = [(b"audit-id", str(uuid.uuid4()).encode())]
+    headers = [(b"audit-id", _audit_id())]
     if not any(name.lower() == "cache-control" for name, _ in extra):
         headers.append((b"cache-control", b"no-cache, private"))
     if content_type:
@@ -303,6 +333,8 @@ async def _send_response(response, send, receive, head: bool = False) -> None:
 
 async def _send_stream(response: StreamingResponse, send, receive) -> None:
     """Send each chunk as produced; stop producing as soon as the client goes away."""
+    import asyncio
+
     headers = _base_headers(response.content_type, response.headers)
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     disconnected = asyncio.Event()

@@ -12,13 +12,14 @@ from __future__ import annotations
 from kubelite.jsoncopy import clone
 import datetime
 import json
-import random
-import uuid
-from dataclasses import dataclass
-from typing import Any, Callable
 
+from kubelite.record import Record
 from kubelite.server import continuetoken, errors
 from kubelite.server.errors import StatusError
+
+TYPE_CHECKING = False  # typing for annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 KUBERNETES_VERSION_INFO = {
     "major": "1",
@@ -51,8 +52,9 @@ _META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resource
 _PROPAGATION_POLICIES = ("Orphan", "Background", "Foreground")
 
 
-@dataclass
-class WriteOptions:
+# Records, not dataclasses: the same declarations without dataclasses' import (inspect, ast, dis)
+# and the methods it compiles at every start of a short command.
+class WriteOptions(Record):
     dry_run: bool = False
     field_validation: str = "Warn"  # Strict | Warn | Ignore
     field_manager: str = ""
@@ -63,8 +65,7 @@ class WriteOptions:
     trusted: bool = False
 
 
-@dataclass
-class DeleteOptions:
+class DeleteOptions(Record):
     dry_run: bool = False
     propagation_policy: str | None = None
     grace_period_seconds: int | None = None
@@ -73,8 +74,7 @@ class DeleteOptions:
     user: Any = None  # who deletes (auth.user.UserInfo), as admission webhooks are told; None: the server
 
 
-@dataclass
-class ListOptions:
+class ListOptions(Record):
     label_selector: Callable[[dict], bool] | None = None
     field_selector: Callable[[dict], bool] | None = None
     limit: int = 0
@@ -111,6 +111,8 @@ _GENERATE_NAME_ATTEMPTS = 8  # upstream's maxNameGenerationCreateAttempts
 
 
 def _generated_name(prefix: str) -> str:
+    import random
+
     return prefix + "".join(random.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
 
 
@@ -126,18 +128,42 @@ class APIServer:
         self.registry = registry
         # Timestamps the server writes (creation, deletion) follow the cluster's clock.
         self.clock = clock or Clock()
-        # Admission with cluster state (plugins, validation); see kubelite.server.admit.
+        # Admission with cluster state (plugins, validation; see kubelite.server.admit): built at
+        # the first write unless given (a command that only reads never imports it).
+        self._admission = admission
+        self._fields = None
+        self._webhooks = None
+
+    # What only writes use is built at the first write: a command that only reads never imports it.
+
+    @property
+    def fields(self):
+        """managedFields: who set which field (updates and server-side apply)."""
+        fields = self._fields
+        if fields is None:
+            from kubelite.server.fieldmanager import FieldManager
+
+            fields = self._fields = FieldManager(self.clock)
+        return fields
+
+    @property
+    def admission(self):
+        admission = self._admission
         if admission is None:
             from kubelite.server.admit import ClusterAdmission
 
-            admission = ClusterAdmission(self)
-        self.admission = admission
-        from kubelite.server.fieldmanager import FieldManager
+            admission = self._admission = ClusterAdmission(self)
+        return admission
 
-        self.fields = FieldManager(self.clock)
-        from kubelite.server.webhooks.stage import WebhookStage
+    @property
+    def webhooks(self):
+        """Admission webhooks (Mutating/ValidatingWebhookConfiguration) and policies."""
+        stage = self._webhooks
+        if stage is None:
+            from kubelite.server.webhooks.stage import WebhookStage
 
-        self.webhooks = WebhookStage(self)  # admission webhooks (Mutating/ValidatingWebhookConfiguration)
+            stage = self._webhooks = WebhookStage(self)
+        return stage
 
     # -- non-resource ------------------------------------------------------------------------
 
@@ -303,6 +329,8 @@ class APIServer:
             self._require_namespace(r, meta["namespace"], name)
         for transient in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(transient, None)
+        import uuid
+
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.clock.rfc3339()
         obj = self._prepare_create(r, obj, copy=False)  # _check_body's copy: defaulted in place
@@ -882,15 +910,17 @@ class APIServer:
 
     def _create_kubernetes_service(self) -> None:
         """`default/kubernetes`, the Service (and Endpoints) a real cluster's apiserver keeps for itself."""
-        from kubelite.server.admission.plugins import kubernetes_service_ip
-
-        objects = (("services", kubernetes_service(kubernetes_service_ip())),
-                   ("endpoints", kubernetes_endpoints()))
-        for resource, body in objects:
+        for resource in ("services", "endpoints"):
             r = self.registry.lookup("", "v1", resource)
             key = self._key(r, "default", "kubernetes") if r is not None else None
             if key is None or self.store.get(key) is not None:
                 continue
+            if resource == "services":
+                from kubelite.server.admission.plugins import kubernetes_service_ip
+
+                body = kubernetes_service(kubernetes_service_ip())
+            else:
+                body = kubernetes_endpoints()
             try:
                 self.create(r, "default", body, WriteOptions())
             except StatusError:

@@ -14,11 +14,13 @@ CRD change bumps its generation.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-from typing import Any
 
 from kubelite.server.resources import GroupInfo, Registry, ResourceInfo
+
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Any
 
 DISCOVERY_GROUP = "apidiscovery.k8s.io"
 AGGREGATED_VERSIONS = ("v2", "v2beta1")
@@ -46,7 +48,15 @@ def _encode_indented(document: Any) -> bytes:
 
 def etag(body: bytes) -> str:
     """A strong ETag for a rendered document (quoted, as the server sends it)."""
-    return '"' + hashlib.sha512(body).hexdigest().upper() + '"'
+    return '"' + _sha512(body).hexdigest().upper() + '"'
+
+
+def _sha512(data: bytes):
+    try:
+        from _sha512 import sha512  # CPython's own: hashlib would load OpenSSL (~2 ms) for it
+    except ImportError:  # (another Python, or a later CPython's module name)
+        from hashlib import sha512
+    return sha512(data)
 
 
 # -- content negotiation ------------------------------------------------------------------------

@@ -1,18 +1,26 @@
 """The in-process door to the ASGI app, without any HTTP library: one request in, the status,
 headers and body chunks out. A streaming request (a watch, a followed log) runs on a private
 event-loop thread, so a caller can block on it chunk by chunk; any other request runs to its end
-on an event loop of the calling thread, sparing the hand-over between threads (which cost a test
-suite's short requests more than their work did: bench/api.py).
+on the calling thread, sparing the hand-over between threads (which cost a test suite's short
+requests more than their work did: bench/api.py). Such a request never waits on anything but
+its own work, so the app's coroutine is driven straight to its end without an event loop (and
+asyncio is not even imported: a tenth of a short embedded command); only one with a deadline of
+its own (?timeout=), whose storage work goes to a thread the deadline can cut, gets a loop of the
+calling thread.
 
 Two clients stand on it: server.inprocess (an httpx transport, for tests and the Python API)
 and the embedded CLI's client.http1.AppClient (which spares a short command httpx's import).
 """
 from __future__ import annotations
 
-import asyncio
-import queue
+import sys
 import threading
 from urllib.parse import parse_qsl, unquote
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import asyncio
+    import queue
 
 _DONE = object()
 
@@ -22,8 +30,9 @@ class DoorError(Exception):
 
 
 class AppDoor:
-    def __init__(self, app, *, owns_app: bool = True):
+    def __init__(self, app, *, owns_app: bool = True, before=None):
         self.app = app
+        self._before = before  # called with each request's scope before the app sees it
         # A door that does not own the app (a Cluster's, which has several clients) leaves the
         # app's watches running when it closes; the owner shuts the app down.
         self._owns_app = owns_app
@@ -38,25 +47,32 @@ class AppDoor:
         """Run the app on one request; its status and raw headers, and the body as it comes."""
         if self.closed:
             raise DoorError("in-process transport is closed")
-        if not streams(scope) and asyncio._get_running_loop() is None:
-            return self._call_here(scope, body)
+        if self._before is not None:
+            self._before(scope)
+        query = _query(scope)
+        if not streams(scope, query) and not _loop_running():
+            return self._call_here(scope, body, loop=_deadline(query))
         return self._call_on_loop_thread(scope, body)
 
-    def _call_here(self, scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], "Complete"]:
-        """The whole request on the calling thread's own loop: the body is complete on return."""
+    def _call_here(self, scope: dict, body: bytes, loop: bool) -> tuple[int, list[tuple[bytes, bytes]], "Complete"]:
+        """The whole request on the calling thread: the body is complete on return. Driven
+        without an event loop unless `loop` (a request with a deadline: see the module's text)."""
         sent: list[dict] = []
 
         async def send(message):
             sent.append(message)
 
-        # The loop is this call's alone: the app may do its storage work right here rather than
-        # hand it to another thread (two thread switches per request, a quarter of a small
+        # The request is this call's alone: the app may do its storage work right here rather
+        # than hand it to another thread (two thread switches per request, a quarter of a small
         # test's CPU: bench/api.py).
         from kubelite.server.handlers.http import INLINE
 
         scope = {**scope, "extensions": {**(scope.get("extensions") or {}), INLINE: {}}}
         try:
-            self._here_loop().run_until_complete(self.app(scope, _receiver(body, None), send))
+            if loop:
+                self._here_loop().run_until_complete(self.app(scope, _receiver(body, None), send))
+            else:
+                _drive(self.app(scope, _receiver(body, None), send))
         except Exception as exc:
             raise DoorError(f"in-process request failed: {exc}") from exc
         if not sent:
@@ -68,12 +84,16 @@ class AppDoor:
     def _here_loop(self) -> asyncio.AbstractEventLoop:
         loop = getattr(self._here, "loop", None)
         if loop is None:
+            import asyncio
+
             loop = self._here.loop = asyncio.new_event_loop()
             with self._lock:
                 self._here_loops.append(loop)
         return loop
 
     def _streams_loop(self) -> asyncio.AbstractEventLoop:
+        import asyncio
+
         with self._lock:
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
@@ -83,6 +103,9 @@ class AppDoor:
             return self._loop
 
     def _call_on_loop_thread(self, scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], "BodyChunks"]:
+        import asyncio
+        import queue
+
         loop = self._streams_loop()
         messages: queue.Queue = queue.Queue()
         disconnected = asyncio.Event()
@@ -189,13 +212,38 @@ class Complete:
         pass
 
 
-def streams(scope: dict) -> bool:
+def _drive(coroutine) -> None:
+    """Run a coroutine that never suspends to its end, without an event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration:
+        return
+    coroutine.close()
+    raise RuntimeError("the app waited on something outside the request (no event loop here)")
+
+
+def _loop_running() -> bool:
+    """Whether this thread runs an event loop (none can, while asyncio is not imported)."""
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and asyncio._get_running_loop() is not None
+
+
+def _query(scope: dict) -> list[tuple[str, str]]:
+    raw = scope.get("query_string", b"")
+    return parse_qsl(raw.decode("latin-1")) if raw else []
+
+
+def _deadline(query: list[tuple[str, str]]) -> bool:
+    """A request with a deadline of its own (?timeout=)."""
+    return any(key == "timeout" and value for key, value in query)
+
+
+def streams(scope: dict, query: list[tuple[str, str]] | None = None) -> bool:
     """A watch or a followed log: its response goes on while the caller reads it."""
     if "/watch/" in scope.get("path", ""):
         return True
-    query = scope.get("query_string", b"").decode("latin-1")
     return any(key in ("watch", "follow") and value.lower() in ("1", "t", "true", "y", "yes")
-               for key, value in parse_qsl(query))
+               for key, value in (_query(scope) if query is None else query))
 
 
 def http_scope(method: str, scheme: str, host: str, port: int, raw_path: bytes, query: bytes,

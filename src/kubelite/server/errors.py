@@ -18,7 +18,10 @@ A *cause* is a plain dict ``{"reason": ..., "message": ..., "field": ...}``
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+TYPE_CHECKING = False  # typing for annotations only
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping
+
 
 __all__ = [
     "StatusError",

@@ -18,8 +18,8 @@ import math
 from fractions import Fraction
 
 from kubelite.quantity import QuantityError, quantity_value
+from kubelite.server.metrics_api import GROUP, VERSION, api_resources  # noqa: F401 (this module's names too)
 
-GROUP, VERSION = "metrics.k8s.io", "v1beta1"
 CPU_ANNOTATION = "sim.kubelite.io/cpu"
 MEMORY_ANNOTATION = "sim.kubelite.io/memory"
 DEFAULT_USAGE = {"cpu": Fraction(1, 1000), "memory": Fraction(4 * 1024 * 1024)}
@@ -105,15 +105,3 @@ def _metadata(source: dict, namespaced: bool, timestamp: str) -> dict:
     if source.get("labels"):
         meta["labels"] = dict(source["labels"])
     return meta
-
-
-def api_resources():
-    """The group and resources metrics-server registers (read-only, no singular names: its
-    storage declares none), for `Registry.add_aggregated`."""
-    from kubelite.server.resources import GroupInfo, ResourceInfo
-
-    group = GroupInfo(GROUP, (VERSION,), VERSION)
-    infos = [ResourceInfo(group=GROUP, version=VERSION, resource=resource, kind=kind, singular="",
-                          namespaced=namespaced, verbs=("get", "list"), aggregated=True)
-             for resource, kind, namespaced in (("nodes", "NodeMetrics", False), ("pods", "PodMetrics", True))]
-    return group, infos

@@ -5,8 +5,9 @@ Pure: no registry lookups here (whether the resource exists is the handler's que
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from urllib.parse import parse_qs
+
+from kubelite.record import FrozenRecord
 
 API_PREFIXES = ("api", "apis")
 # Subresources of a namespace that keep "namespaces" as the resource (…/namespaces/NAME/status).
@@ -39,8 +40,7 @@ class Query:
         return value is not None and value.lower() in ("1", "t", "true", "y", "yes")
 
 
-@dataclass(frozen=True)
-class RequestInfo:
+class RequestInfo(FrozenRecord):  # a frozen dataclass, without dataclasses' import at every start
     path: str
     method: str
     is_resource_request: bool = False
@@ -52,7 +52,7 @@ class RequestInfo:
     subresource: str = ""
     name: str = ""
     verb: str = ""
-    parts: tuple[str, ...] = field(default=())
+    parts: tuple[str, ...] = ()
 
     @property
     def group_version(self) -> str:

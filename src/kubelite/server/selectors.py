@@ -5,12 +5,14 @@ StatusError(400) with the apiserver's wording.
 """
 from __future__ import annotations
 
-from typing import Callable
-
 from kubelite.labels import SelectorSyntaxError, is_int64, parse_requirements
 from kubelite.server.errors import bad_request
 
-Predicate = Callable[[dict], bool]
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Callable
+
+Predicate = "Callable[[dict], bool]"  # (annotations only)
 
 
 def parse_label_requirements(text: str | None) -> list[tuple[str, str, tuple[str, ...]]]:

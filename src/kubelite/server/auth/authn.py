@@ -8,13 +8,11 @@ all make the request anonymous and authorization decides.
 from __future__ import annotations
 
 import base64
-import hmac
 import io
 import os
 
 from kubelite.server import errors
 from kubelite.server.auth import user as users
-from kubelite.server.auth.signing import signer_for
 from kubelite.server.auth.tokenfile import is_public
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
@@ -89,6 +87,8 @@ class Authenticator:
         return found
 
     def token_user(self, token: str, audiences=API_AUDIENCES) -> users.UserInfo | None:
+        import hmac  # (with OpenSSL's hashes) only for a request that presents a token
+
         encoded = token.encode()
         for known, who in self._static.items():
             if hmac.compare_digest(encoded, known):
@@ -96,6 +96,8 @@ class Authenticator:
         return self.service_account_user(token, audiences)
 
     def service_account_user(self, token: str, audiences=API_AUDIENCES) -> users.UserInfo | None:
+        from kubelite.server.auth.signing import signer_for  # (hashlib) only for a service account's token
+
         claims = signer_for(self.api).verify(token)
         if claims is None:
             return None
@@ -147,6 +149,8 @@ class Authenticator:
             stored = base64.b64decode(stored).decode()
         except (ValueError, UnicodeDecodeError):
             return None
+        import hmac
+
         if not hmac.compare_digest(stored.encode(), token.encode()):
             return None
         return users.service_account_user(namespace, name, uid or "")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from kubelite.server import errors
 from kubelite.server.auth import user as users
-from kubelite.server.handlers import jsonbody
 from kubelite.server.handlers.http import json_response
 
 AUTHN = "authentication.k8s.io"
@@ -71,6 +70,8 @@ def decode_body(request, kind: str, version: str) -> dict:
         except protobuf.ProtobufError as err:
             raise errors.bad_request(f"the object provided is unrecognized (must be of type {kind}): {err}") from None
     else:
+        from kubelite.server.handlers import jsonbody  # (a review's body: not every request's)
+
         try:
             body = jsonbody.loads(request.body or b"{}")
         except ValueError:

@@ -6,10 +6,8 @@ everywhere, /version included, as kube-apiserver does.
 """
 from __future__ import annotations
 
-import hmac
 import os
 import pathlib
-import secrets
 
 TOKEN_FILE = "token"
 
@@ -27,6 +25,8 @@ def ensure_token(directory: str | os.PathLike) -> str:
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
+    import secrets
+
     token = secrets.token_urlsafe(32)
     tmp = path.with_name(TOKEN_FILE + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -58,5 +58,7 @@ class TokenAuthenticator:
             scheme, _, credential = authorization.partition(" ")
             if scheme.lower() != "bearer":
                 return False
+            import hmac
+
             return hmac.compare_digest(credential.strip().encode(), self._token)
         return is_public(path)

@@ -1,7 +1,7 @@
 """Who a request is made by: kube-apiserver's user.Info (name, uid, groups, extra)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from kubelite.record import FrozenRecord, factory
 
 AUTHENTICATED = "system:authenticated"
 UNAUTHENTICATED = "system:unauthenticated"
@@ -13,12 +13,11 @@ ANONYMOUS_NAME = "system:anonymous"
 ADMIN_NAME = "kubernetes-admin"
 
 
-@dataclass(frozen=True)
-class UserInfo:
+class UserInfo(FrozenRecord):  # a frozen dataclass's semantics, without dataclasses' import at every start
     name: str
     uid: str = ""
     groups: tuple[str, ...] = ()
-    extra: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    extra: dict[str, tuple[str, ...]] = factory(dict)
 
     def to_api(self) -> dict:
         """authentication.k8s.io/v1 UserInfo (empty fields omitted, as Go's omitempty does)."""

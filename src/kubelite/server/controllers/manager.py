@@ -189,6 +189,11 @@ class ControllerManager:
             dues = [due for c in self._active() if (due := c.queue.next_due()) is not None]
         return min(dues, default=None)
 
+    def settled_revision(self) -> int | None:
+        """The store revision whose events the controllers have all seen (None: not watching)."""
+        with self._lock:
+            return self._revision if self._watcher is not None else None
+
     def _idle_wait(self) -> float:
         now = self.ctx.clock.time()
         wait = _IDLE_WAIT if self.elector is None else min(_IDLE_WAIT, self.elector.due())

@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import AsyncIterator
+import sys
 
+from kubelite.record import Record, factory
 from kubelite.schema.goorder import as_served
-from kubelite.server.routing import Query
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import AsyncIterator
+
+    from kubelite.server.routing import Query
 
 JSON = "application/json"
 # The ASGI scope extension of a request whose event loop serves it alone (server.door).
@@ -15,8 +20,17 @@ INLINE = "kubelite.inline"
 _PRETTY_AGENTS = ("curl", "Wget", "Mozilla/5.0")
 
 
-@dataclass
-class Request:
+def loop_running() -> bool:
+    """Whether an event loop runs this request. The in-process door (server.door) drives a short
+    request's coroutine without one: such a request must not wait on futures, threads or sleeps
+    (it does its work right there), and asyncio itself is not imported then."""
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and asyncio._get_running_loop() is not None
+
+
+# Records, not dataclasses: the same declarations without dataclasses' import (inspect, ast, dis)
+# and the methods it compiles at every start of a short command.
+class Request(Record):
     method: str
     path: str
     query: Query
@@ -44,22 +58,20 @@ class Request:
         return agent.startswith(_PRETTY_AGENTS)
 
 
-@dataclass
-class Response:
+class Response(Record):
     status: int = 200
     body: bytes = b""
     content_type: str = JSON
-    headers: list[tuple[str, str]] = field(default_factory=list)
+    headers: list[tuple[str, str]] = factory(list)
 
 
-@dataclass
-class StreamingResponse:
+class StreamingResponse(Record):
     """A chunked response (watch): each item of `chunks` is sent as it is produced."""
 
     chunks: AsyncIterator[bytes]
     status: int = 200
     content_type: str = JSON
-    headers: list[tuple[str, str]] = field(default_factory=list)
+    headers: list[tuple[str, str]] = factory(list)
 
 
 _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}

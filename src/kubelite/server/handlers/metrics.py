@@ -32,10 +32,15 @@ async def serve(api, request, info, r):
                                  group=r.group, kind=r.resource, has_details=True)
     if r.namespaced and info.name and not info.namespace:
         raise errors.not_found_path()
-    import asyncio
+    from kubelite.server.handlers.http import loop_running
 
-    # Reading the store may take a while: off the event loop, as every other read.
-    body = await asyncio.get_running_loop().run_in_executor(None, _answer, api, request, info, r)
+    if loop_running():
+        import asyncio
+
+        # Reading the store may take a while: off the event loop, as every other read.
+        body = await asyncio.get_running_loop().run_in_executor(None, _answer, api, request, info, r)
+    else:  # the in-process door's own request (server.door): right here
+        body = _answer(api, request, info, r)
     if body.get("kind") == "Table":
         return json_response(body, request=request)
     # PodMetrics and NodeMetrics are built in metrics-server's struct order: kept as they are.

@@ -15,7 +15,7 @@ the next clause (client-go's metadata client always offers JSON after it).
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from collections import namedtuple
 
 META_GROUP = "meta.k8s.io"
 META_VERSIONS = ("v1", "v1beta1")
@@ -26,16 +26,10 @@ _SERVED = (("application", "json"), ("application", "yaml"), ("application", "vn
 _PROTOBUF = ("application", "vnd.kubernetes.protobuf")
 
 
-class Target(NamedTuple):
-    kind: str  # Table, PartialObjectMetadata or PartialObjectMetadataList
-    version: str  # v1 or v1beta1
-
-
-class _Clause(NamedTuple):
-    type: str
-    subtype: str
-    q: float
-    params: dict
+# (collections' namedtuple, not typing's NamedTuple: typing's import is a share of a short command)
+# kind: Table, PartialObjectMetadata or PartialObjectMetadataList; version: v1 or v1beta1
+Target = namedtuple("Target", ("kind", "version"))
+_Clause = namedtuple("_Clause", ("type", "subtype", "q", "params"))  # (str, str, float, dict)
 
 
 _MEDIA_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")

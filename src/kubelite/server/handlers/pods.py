@@ -10,13 +10,10 @@ the connection is refused before any dial).
 """
 from __future__ import annotations
 
-import asyncio
 import json
 
 from kubelite.server import errors, podlogs
 from kubelite.server.clock import parse_time
-from kubelite.server.controllers.disruption import evict_check, mark_disrupted
-from kubelite.server.controllers.nodes import SIMULATED_ANNOTATION
 from kubelite.server.core import DeleteOptions
 from kubelite.server.handlers import jsonbody
 from kubelite.server.handlers.http import Response, StreamingResponse, json_response
@@ -109,6 +106,10 @@ def _node_endpoint(api, node_name: str) -> tuple[dict, str]:
 
 
 def _simulated(node: dict) -> bool:
+    # The controllers' modules are loaded when a pod's subresource needs them: a command that
+    # never asks one (most) does not load them.
+    from kubelite.server.controllers.nodes import SIMULATED_ANNOTATION
+
     return ((node.get("metadata") or {}).get("annotations") or {}).get(SIMULATED_ANNOTATION) == "true"
 
 
@@ -144,6 +145,8 @@ def _log(api, request, r, namespace: str, name: str):
 async def _follow(api, r, pod: dict, container: str, first: bytes):
     """The log so far, then nothing more (a simulated container prints once) until the container
     stops running or the pod goes away — as `kubectl logs -f` of a quiet container."""
+    import asyncio
+
     if first:
         yield first
     meta = pod["metadata"]
@@ -313,6 +316,8 @@ def _evict(api, request, r, namespace: str, name: str, body: dict):
     grace = options.get("gracePeriodSeconds") if isinstance(options, dict) else None
     # `kubectl drain --dry-run=server` asks for it in the Eviction's deleteOptions.
     dry_run = isinstance(options, dict) and isinstance(options.get("dryRun"), list) and "All" in options["dryRun"]
+    from kubelite.server.controllers.disruption import evict_check, mark_disrupted
+
     evict_check(api, pod, dry_run)  # PodDisruptionBudgets: 429 when the budget is spent
     if not dry_run:
         mark_disrupted(api, r, pod)

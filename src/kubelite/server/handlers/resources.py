@@ -6,8 +6,8 @@ import threading
 
 from kubelite.server import conversion, errors, patching
 from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
-from kubelite.server.handlers import decode, pods, table
-from kubelite.server.handlers.http import Request, json_response
+from kubelite.server.handlers import decode, table
+from kubelite.server.handlers.http import Request, json_response, loop_running
 from kubelite.server.routing import RequestInfo
 from kubelite.server.selectors import parse_field_selector, parse_label_selector
 
@@ -32,8 +32,11 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
     verb = info.verb
     if verb in ("update", "patch") and not info.name:
         raise errors.method_not_allowed()
-    if r.group == "" and r.resource == "pods" and info.subresource in pods.SUBRESOURCES:
-        return pods.serve(api, request, info, r, namespace)
+    if r.group == "" and r.resource == "pods" and info.subresource:
+        from kubelite.server.handlers import pods  # (with the simulated logs: a pod subresource's request only)
+
+        if info.subresource in pods.SUBRESOURCES:
+            return pods.serve(api, request, info, r, namespace)
     if r.group == "" and r.resource == "serviceaccounts" and info.subresource == "token" and info.name:
         from kubelite.server.handlers import tokens
 
@@ -127,7 +130,6 @@ FUTURE_RV_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a future 
 
 async def wait_for_revision(api, rv: str | None, match: str | None, cont: str | None) -> None:
     """A read "not older than" a revision the store has not reached waits for it, then 504."""
-    import asyncio
     import time
 
     if not rv or rv == "0" or match == "Exact" or cont or not rv.isdigit():
@@ -137,7 +139,12 @@ async def wait_for_revision(api, rv: str | None, match: str | None, cont: str | 
     while api.store.current_revision() < wanted:
         if time.monotonic() >= deadline:
             raise errors.resource_version_too_large(wanted, api.store.current_revision())
-        await asyncio.sleep(0.05)
+        if loop_running():
+            import asyncio
+
+            await asyncio.sleep(0.05)
+        else:  # the in-process door's own request, on the caller's thread: nothing else to serve
+            time.sleep(0.05)
 
 
 def _check_resource_version(text: str | None) -> None:

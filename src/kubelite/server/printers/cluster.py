@@ -3,13 +3,16 @@ cluster-level kinds."""
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
 from kubelite.server.printers.columns import AGE, CORE, NAME, Doc, col
 from kubelite.server.printers.formats import (
     access_modes, as_dict, as_int, as_list, as_str, dig, format_label_selector, format_labels,
     lower_kind_name, mapping_len, more_list, quantity, since, sorted_unique)
 from kubelite.server.printers.registry import Printer, Row
+
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Any
 
 _Now = datetime.datetime
 _NET = "io.k8s.api.networking.v1."

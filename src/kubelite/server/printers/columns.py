@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import dataclass
-from typing import Union
+
+from kubelite.record import FrozenRecord
 
 META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 CORE = "io.k8s.api.core.v1."
@@ -18,24 +18,35 @@ APPS = "io.k8s.api.apps.v1."
 BATCH = "io.k8s.api.batch.v1."
 
 
-@dataclass(frozen=True)
-class Doc:
+# Frozen records, not dataclasses (their import and the methods they compile at every start),
+# with an __init__ of their own: every printer's columns are built at import.
+class Doc(FrozenRecord):
     """The description of field `field` of OpenAPI definition `definition`."""
 
     definition: str
     field: str
 
+    def __init__(self, definition: str, field: str):
+        self._set("definition", definition)
+        self._set("field", field)
 
-Description = Union[str, Doc]
+
+Description = "str | Doc"  # (annotations only)
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(FrozenRecord):
     name: str
     type: str
     description: Description
     priority: int = 0
     format: str = ""
+
+    def __init__(self, name: str, type: str, description: Description, priority: int = 0, format: str = ""):
+        self._set("name", name)
+        self._set("type", type)
+        self._set("description", description)
+        self._set("priority", priority)
+        self._set("format", format)
 
     def definition(self) -> dict:
         return {"name": self.name, "type": self.type, "format": self.format,

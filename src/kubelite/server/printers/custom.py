@@ -3,11 +3,15 @@ Name / Created At table of built-in kinds that have no printer."""
 from __future__ import annotations
 
 import datetime
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping
 
 from kubelite.server.printers.columns import AGE_DATE, CREATED_AT, NAME, Column
 from kubelite.server.printers.formats import as_str, dig, human_duration, parse_time, rfc3339
 from kubelite.server.printers.registry import Printer, Row
+
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 _DEFAULT_CR_PATH = ".metadata.creationTimestamp"
 

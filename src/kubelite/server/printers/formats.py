@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import datetime
 import functools
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
+
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 UTC = datetime.timezone.utc
 

@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import datetime
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from kubelite.server.printers.cluster import PRINTERS as _CLUSTER
 from kubelite.server.printers.custom import custom_resource_printer, default_printer
 from kubelite.server.printers.formats import to_now
 from kubelite.server.printers.registry import Printer
 from kubelite.server.printers.workloads import PRINTERS as _WORKLOADS
+
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Any
 
 BUILTIN_PRINTERS: dict[tuple[str, str], Printer] = {**_WORKLOADS, **_CLUSTER}
 INCLUDE_OBJECT = ("None", "Metadata", "Object")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
 from kubelite.server.printers.columns import (
     AGE, APPS, BATCH, CONTAINERS, CORE, IMAGES, NAME, Doc, col)
@@ -10,6 +9,10 @@ from kubelite.server.printers.formats import (
     InvalidSelector, as_dict, as_int, as_list, as_str, between, bool_word, container_cells, dig,
     format_label_selector, format_labels, parse_time, quantity, selector_string, since)
 from kubelite.server.printers.registry import Printer, Row
+
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Any
 
 _Now = datetime.datetime
 

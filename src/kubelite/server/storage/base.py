@@ -16,19 +16,59 @@ from __future__ import annotations
 import abc
 import contextlib
 import enum
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .watch import Watcher
 
 
-@dataclass(frozen=True, slots=True)
-class KV:
+class _Frozen:
+    """What @dataclass(frozen=True, slots=True) makes of a class, written out: the import of
+    dataclasses (inspect, ast, dis) and the methods it compiles at every start were most of the
+    cost of these three classes to a short command. Fields are the slots, in order."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__qualname__}({fields})"
+
+    def __reduce__(self):
+        return type(self), self._values()
+
+
+_set = object.__setattr__
+
+
+class KV(_Frozen):
+    __slots__ = ("key", "value", "create_revision", "mod_revision")
     key: str
     value: bytes
     create_revision: int
     mod_revision: int
+
+    def __init__(self, key: str, value: bytes, create_revision: int, mod_revision: int):
+        _set(self, "key", key)
+        _set(self, "value", value)
+        _set(self, "create_revision", create_revision)
+        _set(self, "mod_revision", mod_revision)
 
 
 class EventType(str, enum.Enum):
@@ -40,8 +80,7 @@ class EventType(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(_Frozen):
     """One write seen by a watcher.
 
     For DELETED, ``kv`` is the last value of the key stamped with the delete's
@@ -49,17 +88,29 @@ class Event:
     is that value at its own mod_revision.
     """
 
+    __slots__ = ("type", "kv", "prev_kv", "revision")
     type: EventType
     kv: KV
     prev_kv: KV | None
     revision: int
 
+    def __init__(self, type: EventType, kv: KV, prev_kv: KV | None, revision: int):
+        _set(self, "type", type)
+        _set(self, "kv", kv)
+        _set(self, "prev_kv", prev_kv)
+        _set(self, "revision", revision)
 
-@dataclass(frozen=True, slots=True)
-class RangeResult:
+
+class RangeResult(_Frozen):
+    __slots__ = ("kvs", "more", "revision")
     kvs: list[KV]
     more: bool
     revision: int
+
+    def __init__(self, kvs: list[KV], more: bool, revision: int):
+        _set(self, "kvs", kvs)
+        _set(self, "more", more)
+        _set(self, "revision", revision)
 
 
 class Store(abc.ABC):
@@ -149,6 +200,18 @@ class Store(abc.ABC):
         it ends with an exception. Backends whose every commit is cheap to make durable (memory,
         etcd's own log) keep their behaviour."""
         return contextlib.nullcontext()
+
+    def marks(self, *names: str) -> tuple[int | None, ...]:
+        """Numbers kept beside the data, outside its revisions (None: never set): what the store's
+        user notes about it, e.g. the revision the controllers last settled at. Writing one is no
+        write to the data: no revision, no watch event. This default keeps them for the life of
+        the object; SQLite keeps them in its file."""
+        kept = self.__dict__.get("_kept_marks") or {}
+        return tuple(kept.get(name) for name in names)
+
+    def set_marks(self, **values: int) -> None:
+        """Set marks (see `marks`). A hint for the next reader: a crash may lose the last ones."""
+        self.__dict__.setdefault("_kept_marks", {}).update(values)
 
     @abc.abstractmethod
     def compact(self, revision: int) -> None:

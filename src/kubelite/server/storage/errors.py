@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # (typing's import: not at a short command's start)
 
 if TYPE_CHECKING:
     from .base import KV

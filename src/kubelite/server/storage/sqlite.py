@@ -19,7 +19,6 @@ import contextlib
 import os
 import sqlite3
 import threading
-from typing import Iterator
 
 from .base import KV, Event, EventType, RangeResult, Store
 from .errors import (
@@ -42,6 +41,10 @@ from .keys import (
     range_start,
 )
 from .watch import Watcher
+
+TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
+if TYPE_CHECKING:
+    from typing import Iterator
 
 SCHEMA_VERSION = 1
 
@@ -217,6 +220,38 @@ class SQLiteStore(Store):
     @staticmethod
     def _meta(conn: sqlite3.Connection, name: str) -> int:
         return conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()[0]
+
+    # -- marks: in the meta table, named "mark.<name>" ---------------------------------
+
+    def marks(self, *names: str) -> tuple[int | None, ...]:
+        keys = [f"mark.{name}" for name in names]
+        with self._sqlite_errors():
+            rows = dict(self._conn().execute(
+                f"SELECT name, value FROM meta WHERE name IN ({', '.join('?' * len(keys))})", keys).fetchall())
+        return tuple(rows.get(key) for key in keys)
+
+    def set_marks(self, **values: int) -> None:
+        rows = [(f"mark.{name}", int(value)) for name, value in values.items()]
+        if getattr(self._local, "block", False):
+            with self._transaction(write=True) as conn:
+                conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
+            return
+        conn = self._conn()
+        with self._write_lock, self._sqlite_errors():
+            # A hint, not data: committed without waiting for the disk (a crash may lose it, and
+            # the reader then does what it would do without it); the next durable commit (or
+            # checkpoint) writes it with the rest of the log.
+            conn.execute("PRAGMA synchronous=NORMAL")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            finally:
+                conn.execute("PRAGMA synchronous=FULL")
 
     # -- reads ------------------------------------------------------------------------
 

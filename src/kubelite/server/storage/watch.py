@@ -9,14 +9,18 @@ them until the consumer takes them. Asyncio consumers are woken through
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections import deque
-from typing import Callable, Iterator
 
-from .base import Event
 from .errors import StorageError
+
+TYPE_CHECKING = False  # asyncio and typing for annotations only: a short command imports neither
+if TYPE_CHECKING:
+    import asyncio
+    from typing import Callable, Iterator
+
+    from .base import Event
 
 
 class Watcher:
@@ -111,6 +115,8 @@ class Watcher:
 
     async def anext(self, timeout: float | None = None) -> Event | None:
         """Like next(), without blocking the event loop."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
         while True:
