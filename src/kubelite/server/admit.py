@@ -7,7 +7,6 @@ kube-apiserver's order. `APIServer` calls it on every write, for both doors of t
 """
 from __future__ import annotations
 
-from kubelite.jsoncopy import clone
 import json
 
 from kubelite.server import errors
@@ -86,11 +85,11 @@ class ClusterAdmission:
         service_account = self._get("", "v1", "serviceaccounts", namespace, sa_name)
         limit_ranges = self._list("", "v1", "limitranges", namespace)
         priority_classes = self._list("scheduling.k8s.io", "v1", "priorityclasses", "")
+        # `pod` is mutate_create's own (defaulted) copy: changed where it is, not copied twice more.
         if sa_name and (pod.get("spec") or {}).get("serviceAccountName") is None:
-            pod = clone(pod)
             pod.setdefault("spec", {})["serviceAccountName"] = sa_name
         return plugins.admit_pod(pod, service_account=service_account, limit_ranges=limit_ranges,
-                                 priority_classes=priority_classes)
+                                 priority_classes=priority_classes, copy=False)
 
     def _crd_object(self, r) -> dict | None:
         return self._get("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", r.crd)

@@ -256,9 +256,11 @@ def admit_pod(
     priority_classes: Iterable[Mapping] = (),
     limit_ranges: Iterable[Mapping] = (),
     volume_suffix: str | None = None,
+    copy: bool = True,
 ) -> dict:
-    """All mutating Pod admission in kube-apiserver's plugin order."""
-    out = clone(pod)  # one copy: each plugin changes it in turn
+    """All mutating Pod admission in kube-apiserver's plugin order (copy=False: `pod` is the
+    caller's private copy, changed where it is)."""
+    out = clone(pod) if copy else pod  # one copy: each plugin changes it in turn
     _limit_ranges(out, limit_ranges)
     _service_account(out, service_account, volume_suffix)
     _default_tolerations(out, DEFAULT_TOLERATION_SECONDS)
