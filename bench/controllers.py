@@ -41,30 +41,35 @@ fewer dicts and lists made per write (copies, decodes) would make them rarer; wi
 off the run takes ~2.3 s. On a quiet machine (load ~1, nothing else running) the same tree took
 2.03, 2.18 and 2.09 s, and 1.99 and 1.95 s in a later run.
 
-Then (69faea6, 2a7c06e, e469f25, 3ee012a, b778d2b, d5af1ca: the simulated kubelet's strategic
-status patch is applied to the stored status alone, not to a served and cloned copy of the whole
-Pod; Go's SliceStable steps of the strategic merge are module functions, not closures of each sort,
-whose reference cycles left ~100,000 objects per run to the garbage collector; a settle leaves what
-the process held before it out of the collector's walks, gc.freeze at its start and gc.unfreeze at
-its end; a create defaults its private copy in place, and reads whether its namespace is
-terminating from the stored bytes once; the managedFields comparison and encoding make fewer
-calls): byte for byte the same store writes (every revision's key and value, 3,935 of them, in a
-seeded rollout of 300 replicas scaled to 100 and 250 and then given a new template); gen-0
-collections 383 -> 254, full ones 3 -> 2 and ~0.19 -> ~0.07 s. The 1,000-replica row, the tree at
-d5af1ca against 46f8fcf, runs taking turns (medians of 8 each at load ~2, the quietest this shared
-machine got): 2.06 s (1.97-2.27) -> 1.79 s (1.69-1.95), CPU 2.10 -> 1.83 s; at load 5-7, CPU
-medians 2.23 -> 1.92 s (10 runs each) and 2.40 -> 2.14 s (12 runs each). How it was timed:
-bench.controllers.in_process(100), then in_process(1000, 10), in a fresh process per run, byte code
-compiled beforehand.
-What is left (wall-clock samples of 3 runs, 1,461 samples, load ~4): the kubelet's 1,000 status
-patches 30% (managedFields 8%, the write's admission, storage and JSON encoding 8%, the strategic
-merge of the status 6%, the status strategy's defaulted copy 3%), the 1,000 pod creates 18%
-(managedFields 6%, defaults and admission 4%), the scheduler's Events 8% and bindings 4.5%, the
-watch events' decoding 7.5% and dispatch 6%, the ReplicaSet's status and claim 9%; JSON encoding
-10% and decoding 12% of the whole, spread over those; the garbage collector ~0.13 s (gen-0 and
-gen-1 ~0.06 s, the two full collections ~0.07 s). Not done: raising the collector's gen-0 threshold
-during a settle (to 7,000: no full collection; 0.0-0.15 s less CPU in 3 runs at load ~8, not
-measured quiet), a tuning of the collector rather than less work.
+Then (69faea6, 2a7c06e, e469f25, 3ee012a, b778d2b, d5af1ca, 6810bd3: the simulated kubelet's
+strategic status patch is applied to the stored status alone, not to a served and cloned copy of
+the whole Pod; Go's SliceStable steps of the strategic merge are module functions, not closures of
+each sort, whose reference cycles left ~100,000 objects per run to the garbage collector; a settle
+leaves what the process held before it out of the collector's walks, gc.freeze at its start and
+gc.unfreeze at its end; a create defaults its private copy in place, the Pod admission plugins
+change that copy rather than copying it twice more, and whether the namespace is terminating is
+read from its stored bytes once; the managedFields comparison and encoding make fewer calls): byte
+for byte the same store writes (every revision's key and value, 3,935 of them, in a seeded rollout
+of 300 replicas scaled to 100 and 250 and then given a new template); gen-0 collections 383 -> 254,
+full ones 3 -> 2 and ~0.19 -> ~0.07 s. The 1,000-replica row against 46f8fcf, runs taking turns
+(this shared machine was never quiet: other sessions ran test suites): the tree at d5af1ca, medians
+of 8 each at load ~2, 2.06 s (1.97-2.27) -> 1.79 s (1.69-1.95), CPU 2.10 -> 1.83 s; at 6810bd3,
+medians of 10 each at load 2.4-2.9, 2.13 s (1.98-3.11) -> 1.88 s (1.69-2.86, 9 of 10 under 2 s),
+CPU 2.10 -> 1.80 s; at load 5-7, CPU medians 2.23 -> 1.92 s (10 runs each) and 2.40 -> 2.14 s (12
+runs each). How it was timed: bench.controllers.in_process(100), then in_process(1000, 10), in a
+fresh process per run, byte code compiled beforehand.
+What is left (at d5af1ca; wall-clock samples of 3 runs, 1,461 samples, load ~4): the kubelet's
+1,000 status patches 30% (managedFields 8%, the write's admission, storage and JSON encoding 8%,
+the strategic merge of the status 6%, the status strategy's defaulted copy 3%), the 1,000 pod
+creates 18% (managedFields 6%, defaults and admission 4%), the scheduler's Events 8% and bindings
+4.5%, the watch events' decoding 7.5% and dispatch 6%, the ReplicaSet's status and claim 9%; JSON
+encoding 10% and decoding 12% of the whole, spread over those; the garbage collector ~0.13 s (gen-0
+and gen-1 ~0.06 s, the two full collections ~0.07 s). Not done: raising the collector's gen-0
+threshold during a settle (to 7,000: no full collection; 0.0-0.15 s less CPU in 3 runs at load ~8,
+not measured quiet), a tuning of the collector rather than less work. Also noticed: the ReplicaSet
+reads back each Pod it creates (1,000 answers decoded for a name and a uid), and every write looks
+for admission webhooks and policies again (a range over their group each time the store's revision
+moved), ~1-2% each.
 """
 from __future__ import annotations
 
