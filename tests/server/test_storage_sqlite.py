@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -139,11 +141,13 @@ def test_writes_durable_at_the_end_of_a_block_survive_a_killed_process(tmp_path)
         import os, sys
         from kubelite.server.storage.sqlite import SQLiteStore
         store = SQLiteStore(sys.argv[1])
+        syncs = []
+        real_fsync = os.fsync
+        os.fsync = lambda fd: syncs.append(os.readlink(f"/proc/self/fd/{fd}")) or real_fsync(fd)
         with store.durable_at_end():
             for i in range(20):
                 kv = store.create(f"/registry/pods/default/p{i}", b"yes")
-        sync = store._conn().execute("PRAGMA synchronous").fetchone()[0]
-        print(kv.mod_revision, sync, flush=True)
+        print(kv.mod_revision, len(syncs), syncs[0].endswith("state.db-wal"), flush=True)
         os._exit(0)  # no close(), no cleanup
         """
     )
@@ -151,8 +155,9 @@ def test_writes_durable_at_the_end_of_a_block_survive_a_killed_process(tmp_path)
         [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 0, out.stderr
-    revision, sync = map(int, out.stdout.split())
-    assert sync == 2  # FULL again after the block
+    revision, syncs, log = out.stdout.split()
+    revision = int(revision)
+    assert (syncs, log) == ("1", "True")  # one sync of the log, for the whole block
     store = SQLiteStore(path)
     assert store.current_revision() == revision
     assert [kv.key for kv in store.range("/registry/pods/default/").kvs] == \
@@ -332,3 +337,69 @@ def test_open_store_sqlite(tmp_path, form):
 def test_open_store_rejects_other_locations(target, message):
     with pytest.raises(StorageError, match=message):
         open_store(target)
+
+
+def _counting_syncs(monkeypatch, release: threading.Event | None = None) -> list:
+    """The paths kubelite fsyncs from now on; with `release`, each sync first waits for it."""
+    import kubelite.server.storage.sqlite as sqlite_module
+
+    synced, real_fsync = [], os.fsync
+
+    def fsync(fd):
+        if release is not None:
+            assert release.wait(TIMEOUT)
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(sqlite_module.os, "fsync", fsync)
+    return synced
+
+
+def test_commits_wait_for_no_disk_until_durable_is_asked_for(tmp_path, monkeypatch):
+    store = SQLiteStore(tmp_path / "state.db")
+    synced = _counting_syncs(monkeypatch)
+    store.create("/registry/pods/default/a", b"1")
+    store.create("/registry/pods/default/b", b"2")
+    assert synced == []
+    store.durable()
+    assert synced == [str(tmp_path / "state.db-wal")]  # one sync for both
+    store.durable()
+    assert len(synced) == 1  # nothing new to sync
+    store.create("/registry/pods/default/c", b"3")
+    store.close()  # what nobody waited for is synced at close
+    assert len(synced) == 2
+
+
+def test_writers_that_wait_together_share_one_sync(tmp_path, monkeypatch):
+    store = SQLiteStore(tmp_path / "state.db")
+    release = threading.Event()
+    synced = _counting_syncs(monkeypatch, release)
+    errors = []
+
+    def write(i):
+        try:
+            store.create(f"/registry/pods/default/p{i}", b"x")
+            store.durable()
+        except Exception as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    start = store._committed  # (opening the file made a commit)
+    first = threading.Thread(target=write, args=(0,))
+    first.start()
+    deadline = time.monotonic() + TIMEOUT
+    while store._syncs._running is False and time.monotonic() < deadline:
+        threading.Event().wait(0.01)  # until the first sync has begun (and waits for `release`)
+    others = [threading.Thread(target=write, args=(i,)) for i in range(1, 5)]
+    for thread in others:
+        thread.start()
+    while store._committed < start + 5 and time.monotonic() < deadline:
+        threading.Event().wait(0.01)
+    assert store._committed == start + 5
+    release.set()
+    for thread in [first, *others]:
+        thread.join(TIMEOUT)
+    assert errors == []
+    # the first write's sync, then one sync for the four committed while it ran
+    assert len(synced) == 2
+    store.close()
+    assert len(synced) == 2

@@ -33,11 +33,13 @@ def serve(api, request, info, r, namespace: str):
     if info.subresource in ("exec", "attach", "portforward"):
         return _stream(api, request, r, namespace, info.name, info.subresource)
     if info.subresource == "ephemeralcontainers":
-        return _ephemeral(api, request, r, namespace, info.name)
-    body = _body(request)
-    if info.subresource == "binding":
-        return _bind(api, request, r, namespace, info.name, body)
-    return _evict(api, request, r, namespace, info.name, body)
+        answer = _ephemeral(api, request, r, namespace, info.name)
+    elif info.subresource == "binding":
+        answer = _bind(api, request, r, namespace, info.name, _body(request))
+    else:
+        answer = _evict(api, request, r, namespace, info.name, _body(request))
+    api.store.durable()  # a write is answered once it is on disk
+    return answer
 
 
 # -- log ---------------------------------------------------------------------------------------

@@ -78,8 +78,8 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
     if verb in ("get", "list") or verb in _WRITE_VERBS:
         # Storage work can take a while (and a 3 MiB object takes a while to decode and encode):
         # off the event loop, so open watch streams and other requests go on meanwhile. Writes
-        # keep their one-at-a-time order (allocators such as cluster IPs and node ports read
-        # then write); reads run beside them.
+        # run one at a time (allocators such as cluster IPs and node ports read then write),
+        # each answered once it is on disk; reads run beside them.
         # A request whose loop serves it alone (the in-process door) does it right here: a write
         # under the same lock as the writer thread's. Work done here cannot be cut short, so a
         # request with a deadline of its own (?timeout=) still goes to a thread, to be answered
@@ -100,6 +100,7 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
 _WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 _WRITER = None
 _WRITE_LOCK = threading.Lock()
+_WRITER_THREADS = 4  # one writes, the others wait for the disk (or for the lock)
 
 
 def _writer():
@@ -107,13 +108,17 @@ def _writer():
     if _WRITER is None:
         from concurrent.futures import ThreadPoolExecutor
 
-        _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kubelite-writes")
+        _WRITER = ThreadPoolExecutor(max_workers=_WRITER_THREADS, thread_name_prefix="kubelite-writes")
     return _WRITER
 
 
 def _one_writer(handler, *args):
+    """A write, one at a time, answered once it is on disk. The wait for the disk is outside the
+    lock: the next write goes on meanwhile and the writes that end together share one sync."""
     with _WRITE_LOCK:
-        return handler(*args)
+        answer = handler(*args)
+    args[0].store.durable()
+    return answer
 
 
 def _check_storable(r, verb: str, namespace: str, name: str | None) -> None:

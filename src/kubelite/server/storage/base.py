@@ -213,6 +213,11 @@ class Store(abc.ABC):
         """Set marks (see `marks`). A hint for the next reader: a crash may lose the last ones."""
         self.__dict__.setdefault("_kept_marks", {}).update(values)
 
+    def durable(self) -> None:
+        """Return when every write this process has committed is on disk: the API server calls it
+        before it answers a client's write. Backends whose commits are durable when they return
+        (memory has no disk, etcd syncs its own log) have nothing to wait for."""
+
     @abc.abstractmethod
     def compact(self, revision: int) -> None:
         """Drop the history at and below ``revision``, keeping the state as of it.

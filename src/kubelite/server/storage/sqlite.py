@@ -5,8 +5,12 @@ primary key, like kine's table), a ``live`` index (key -> revision of its
 current row) for fast current reads, and ``meta`` (current and compacted
 revisions). Each write is one ``BEGIN IMMEDIATE`` transaction that checks its
 precondition, takes the next revision and appends the row, so several processes
-can share the file and still get one serializable sequence of revisions; with
-``synchronous=FULL`` the commit is on disk before the call returns.
+can share the file and still get one serializable sequence of revisions.
+
+Commits do not wait for the disk (``synchronous=NORMAL``: a crash of the process loses nothing,
+the log is in the operating system's hands); ``durable()`` does, and the API server calls it
+before it answers a client's write. Writes that end together share one fsync of the log (a group
+commit, as etcd batches its log's syncs) and no thread holds the write lock while it waits.
 
 Watchers are fed by one poller thread per store that reads log rows above the
 last revision it dispatched: writes from this process wake it at once, writes
@@ -97,6 +101,8 @@ class SQLiteStore(Store):
         self._connections_lock = threading.Lock()
         # Threads of this process queue here rather than in SQLite's sleeping busy handler.
         self._write_lock = threading.Lock()
+        self._committed = 0  # write transactions this process has committed
+        self._syncs = _LogSyncs(self.path + "-wal")
         self._closed = False
         self._poller = _Poller(self)
         parent = os.path.dirname(os.path.abspath(self.path))
@@ -142,7 +148,7 @@ class SQLiteStore(Store):
                 conn = sqlite3.connect(
                     self.path, timeout=60, isolation_level=None, check_same_thread=False
                 )
-                conn.execute("PRAGMA synchronous=FULL")
+                conn.execute("PRAGMA synchronous=NORMAL")  # durable() syncs the log
                 # a WAL reset by a checkpoint is cut back to this size instead of staying at its peak
                 conn.execute(f"PRAGMA journal_size_limit={_WAL_SIZE_LIMIT}")
             with self._connections_lock:
@@ -178,6 +184,8 @@ class SQLiteStore(Store):
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            if write:
+                self._committed += 1
 
     def _nested(self, conn: sqlite3.Connection, write: bool) -> Iterator[sqlite3.Connection]:
         """Inside durable_at_end's transaction: reads see it as it is; a write is a savepoint, so
@@ -215,7 +223,14 @@ class SQLiteStore(Store):
             self._local.block = False
             with self._sqlite_errors():
                 conn.execute("COMMIT")
+            self._committed += 1
         self._poller.wake()
+        self.durable()
+
+    def durable(self) -> None:
+        """Return when every write this process committed so far is on disk."""
+        with self._sqlite_errors():
+            self._syncs.sync_through(self._committed, lambda: self._committed)
 
     @staticmethod
     def _meta(conn: sqlite3.Connection, name: str) -> int:
@@ -232,26 +247,10 @@ class SQLiteStore(Store):
 
     def set_marks(self, **values: int) -> None:
         rows = [(f"mark.{name}", int(value)) for name, value in values.items()]
-        if getattr(self._local, "block", False):
-            with self._transaction(write=True) as conn:
-                conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
-            return
-        conn = self._conn()
-        with self._write_lock, self._sqlite_errors():
-            # A hint, not data: committed without waiting for the disk (a crash may lose it, and
-            # the reader then does what it would do without it); the next durable commit (or
-            # checkpoint) writes it with the rest of the log.
-            conn.execute("PRAGMA synchronous=NORMAL")
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
-            finally:
-                conn.execute("PRAGMA synchronous=FULL")
+        # A hint, not data: nobody waits for the disk for it (a crash may lose it, and the reader
+        # then does what it would do without it); the next durable() syncs it with the rest.
+        with self._transaction(write=True) as conn:
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
 
     # -- reads ------------------------------------------------------------------------
 
@@ -449,6 +448,8 @@ class SQLiteStore(Store):
     def close(self) -> None:
         if self._closed:
             return
+        with contextlib.suppress(StorageError):
+            self.durable()  # the controllers' writes, which nobody waited for
         self._poller.stop()
         self._closed = True
         with self._connections_lock:
@@ -456,6 +457,44 @@ class SQLiteStore(Store):
         for conn in connections:
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
+
+
+class _LogSyncs:
+    """fsyncs of SQLite's write-ahead log, one at a time: a thread that needs commit N on disk
+    waits for a sync begun after N was committed, and one sync serves every commit before it."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._state = threading.Condition()
+        self._synced = 0    # every commit up to this count is on disk
+        self._running = False
+
+    def sync_through(self, wanted: int, committed) -> None:
+        with self._state:
+            while self._synced < wanted:
+                if self._running:
+                    self._state.wait()
+                    continue
+                self._running = True
+                target = committed()  # everything committed by now goes with this sync
+                self._state.release()
+                try:
+                    self._fsync()
+                finally:
+                    self._state.acquire()
+                    self._running = False
+                    self._state.notify_all()
+                self._synced = max(self._synced, target)
+
+    def _fsync(self) -> None:
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return  # no log: the last connection checkpointed it into the database, synced
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 _WAL_SIZE_LIMIT = 4 * 1024 * 1024
