@@ -276,6 +276,12 @@ class LocalServer:
             from kubelite.server import pki as pki_files
 
             pki = pki_files.start(data_dir / "pki", admin=False)
+        import importlib
+
+        # What Cluster imports first, imported while a first start's child makes the certificates.
+        for module in ("app", "core", "resources", "storage"):
+            importlib.import_module(f"kubelite.server.{module}")
+
         pki.wait()
         self.tls = ensure_tls(data_dir / "pki")  # what the wait left: current, nothing to make
         self.token = ensure_token(data_dir)
