@@ -54,5 +54,20 @@ def test_marshal_matches_go_json():
     assert json.loads(go.marshal(value)) == value
 
 
+# encoding/json as kubectl 1.32 writes a last-applied annotation (checked against
+# `kubectl create --dry-run=client --save-config` of a ConfigMap holding b\bc\fd<e):
+# \n \r \t short, other control characters and \b \f as \u00XX, HTML and line separators escaped
+_GO_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+_GO_HEX = set(map(chr, range(0x20))) | {"<", ">", "&", "\u2028", "\u2029"}
+
+
+@given(st.text(alphabet=st.sampled_from([chr(i) for i in range(0x80)] + ["\u2028", "\u2029", "é", "😀"]),
+               max_size=8))
+@settings(max_examples=500, deadline=None)
+def test_strings_are_quoted_as_go_json(text):
+    expected = "".join(_GO_SHORT.get(ch) or (f"\\u{ord(ch):04x}" if ch in _GO_HEX else ch) for ch in text)
+    assert go.marshal(text) == f'"{expected}"'
+
+
 def test_decoded_capacity_follows_append_growth():
     assert [go.decoded_capacity(n) for n in (0, 1, 2, 3, 5, 9, 200, 257)] == [0, 1, 2, 4, 8, 16, 256, 512]

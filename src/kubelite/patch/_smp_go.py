@@ -9,6 +9,7 @@ and `json.Marshal` sorts keys and formats floats its own way. This module reprod
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
 from typing import Any, Callable
 
@@ -154,7 +155,13 @@ _ESCAPES = {
 }
 
 
+# Any character _quote writes otherwise than as itself (most strings have none: one C-level scan).
+_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\<>&\u2028\u2029]')
+
+
 def _quote(s: str) -> str:
+    if _NEEDS_ESCAPE.search(s) is None:
+        return '"' + s + '"'
     out = []
     for ch in s:
         esc = _ESCAPES.get(ch)
