@@ -78,6 +78,41 @@ with other jobs; the figures move with the load, the shares do not):
     cluster, the settles, the requests: ~30 ms for a second `get ns` in the same process). The
     next cuts are in the controllers and core (a controller's module imported when it first has
     work; webhooks and admission per write), both outside what this series touched.
+  then (commit 119371d, against its parent 6ce3e88, each in a worktree of its own; this bench
+    with --runs 11, base and new run in turn twice, load 4-5.4): embedded `get ns` CPU 156-157 ->
+    67-68 ms (wall 170-183 -> 71-72), `get pods -o yaml` CPU 154-158 -> 69-70 ms (wall 183-196 ->
+    75-77), `apply -f one.yaml` (unchanged: a read) CPU 189-191 -> 112 ms (wall 242-247 ->
+    118-151); kubectl against serve in the same runs: CPU 50-66 ms for get ns, 56-58 for get pods
+    -o yaml, 126-130 for apply. An interleaved A/B of `python -m kubelite get ns` (20 runs each,
+    load ~2.4) said 153 -> 67 ms CPU. A second `get ns` loads 186 modules instead of 347.
+    What went: the controllers when nothing is due (Cluster.catch_up: the settle before exit
+    notes the store revision and the controllers' earliest timer in SQLite's meta table; a
+    command at that revision before that time loads none of them and wakes them at its first
+    write or watch, at their timer or at another process's write: ~13 ms of imports, the
+    manager, and the settle at open that listed and synced every object, a cost that grew with
+    the store), asyncio (~25 ms with ssl/concurrent/selectors: server.door drives a short
+    request's coroutine without an event loop), what only writes use (admission with
+    fractions/decimal, managedFields, webhooks with ssl: built at the first write), dataclasses
+    with inspect (the 30 created at import: records, KV/Event/RangeResult written out), typing,
+    logging, uuid, hashlib/OpenSSL (discovery's ETag through _sha512), the pickle module
+    (_pickle's functions), pods' subresource handler with podlogs.
+    Not changed: a command more than 10 s after the last settle still runs the controllers at
+    open (the simulated kubelet renews its node's Lease every 10 s: a due timer, then a write,
+    with the controllers' import and settle and the write path's modules). Embedded `get ns`
+    10.5 s after the previous command (6 interleaved runs each, load ~4-5): CPU 189 -> 162 ms.
+    Interactive use with pauses gains the asyncio/dataclass/lazy-import part; scripts and
+    commands in quick succession gain it all.
+    What remains for `get ns` when nothing is due (cProfile ~64 ms; importtime self times, quiet
+    machine): the interpreter with site (~12-15 ms, distutils-precedence.pth included), 176
+    modules (~43 ms of importtime self time: argparse/re/enum/gettext/locale, json, pathlib,
+    urllib.parse with ipaddress, datetime, sqlite3; kubelite's 84 ~19 ms, the printers built at
+    import the largest at ~2.7 ms), marshal.loads of their byte code (~9 ms under cProfile), the
+    Cluster itself (~2 ms: SQLite open ~1.5, Registry 0.8, the app 0.8), the three requests (two
+    discovery documents and the Table; ~15 ms under cProfile) and the printing. The embedded rows
+    sit ~15 ms above the serve rows, which are at kubectl's figure: most of the rest is the CLI's
+    own start, shared with the serve rows. Next: the controllers' and the write path's start for
+    the due case (a controller's module imported when it first has work; logging and the
+    leader's socket/uuid at the manager's start), printers built per kind when first asked.
 
 Install: with PYTHONDONTWRITEBYTECODE set (as on this machine) an editable install never writes
 byte code, so every run compiles each module it imports; run `python -m compileall -q src` after
