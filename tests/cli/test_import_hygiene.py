@@ -105,6 +105,15 @@ def test_a_read_after_a_settle_loads_neither_controllers_nor_asyncio(tmp_path):
     assert loaded(result["modules"], QUIET_READ_FORBIDDEN) == []
 
 
+def test_a_write_without_webhooks_loads_no_webhook_caller_nor_ssl(tmp_path):
+    assert probe(tmp_path, "get", "ns")["code"] == 0
+    result = probe(tmp_path, "create", "configmap", "c", "--from-literal=a=b")
+    assert result["code"] == 0 and result["stdout"] == "configmap/c created\n"
+    assert "kubelite.server.webhooks.stage" in result["modules"]  # (the write looked for webhooks)
+    assert loaded(result["modules"], ("kubelite.server.webhooks.caller", "kubelite.server.webhooks.review", "ssl",
+                                      "asyncio")) == []
+
+
 def test_get_yaml_still_loads_the_yaml_printer(tmp_path):
     """The guard above is not vacuous: the modules it forbids do load when a command needs them."""
     result = probe(tmp_path, "get", "ns", "default", "-o", "yaml")

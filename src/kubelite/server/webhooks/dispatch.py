@@ -14,7 +14,6 @@ import json
 import logging
 
 from kubelite.server import errors
-from kubelite.server.webhooks import caller, review
 from kubelite.server.webhooks.config import GROUP, MUTATING, VALIDATING, Configurations
 from kubelite.server.webhooks.matching import Attributes, Matcher
 from kubelite.server.webhooks.versions import to_version
@@ -43,7 +42,17 @@ class WebhookAdmission:
         self.api = api
         self.configurations = Configurations(api.store)
         self.matcher = Matcher(self._namespace_labels, self._equivalents)
-        self.resolver = caller.Resolver(self._read, self._slices)
+        self._resolver = None
+
+    @property
+    def resolver(self):
+        """Where a webhook lives; its module (with ssl and the HTTPS call) and the review's are
+        loaded when a webhook is first called, not at every write's look for configurations."""
+        if self._resolver is None:
+            from kubelite.server.webhooks import caller
+
+            self._resolver = caller.Resolver(self._read, self._slices)
+        return self._resolver
 
     def active(self, attr: Attributes) -> bool:
         if attr.group == GROUP and attr.kind in _EXEMPT_KINDS:
@@ -94,6 +103,8 @@ class WebhookAdmission:
         warnings.extend(str(w) for w in response.get("warnings") or ())
         if not response.get("allowed"):
             raise denied(hook.name, response.get("status"))
+        from kubelite.server.webhooks import review
+
         try:
             patch = review.patch_bytes(response)
         except ValueError as err:
@@ -190,6 +201,8 @@ class WebhookAdmission:
     # -- one call --------------------------------------------------------------------------------
 
     def _call(self, hook, invocation, attr: Attributes, mutating: bool) -> dict:
+        from kubelite.server.webhooks import caller, review
+
         spec = hook.spec
         if attr.dry_run and spec.get("sideEffects") not in _SIDE_EFFECTS_SAFE_ON_DRY_RUN:
             if spec.get("sideEffects") is None:
