@@ -29,6 +29,8 @@ class PortTaken(RuntimeError):
 
 
 class Served:
+    poll = 0.1  # seconds between looks at whether the server is ready (bench/server.py looks more often)
+
     def __init__(self, data_dir: pathlib.Path, kubeconfig: pathlib.Path, args: tuple[str, ...] = ()):
         self.data_dir = data_dir
         self.kubeconfig = kubeconfig
@@ -72,7 +74,7 @@ class Served:
                             return self
                 except OSError:
                     pass
-            time.sleep(0.1)
+            time.sleep(self.poll)
         self.stop()
         raise RuntimeError("kubelite serve did not become ready")
 
