@@ -37,9 +37,9 @@ written from its prepared stored form (server/data/bootstrap_policy_stored.json)
 Interleaved A/B of this measure (the same before; pairs taken in turn, each when the CPU was
 >= 70% idle): first start 0.269 -> 0.223 s (min 0.245 -> 0.178), restart 0.225 -> 0.172 s (after:
 6ce3e88; 16 pairs each, load 3-8); first 0.291 -> 0.228 s, restart 0.210 -> 0.162 s (after:
-a25b3bd; 12 pairs, load ~2.7). With Served's 0.1 s looks instead: first 0.313 -> 0.254 s (max 0.364 -> 0.476),
-restart 0.255 -> 0.167 s (8 pairs, load ~3); there a start whose kubeconfig is written just after
-a look waits for the next one.
+a25b3bd; 12 pairs, load ~2.7). With Served's 0.1 s looks instead: first 0.313 -> 0.254 s (max
+0.364 -> 0.476), restart 0.255 -> 0.167 s (8 pairs, load ~3); there a start whose kubeconfig is
+written just after a look waits for the next one.
 
 What remains of a first start's ~0.2 s: the interpreter and CLI (~40 ms), imports (~100 ms of
 -X importtime: the controllers, storage and asyncio, the app and core, uvicorn ~17 ms of which
