@@ -141,6 +141,15 @@ def test_the_signing_key_is_read_when_first_used(tmp_path):
     assert again.verify(token) == {"sub": "x"}
 
 
+@pytest.mark.parametrize("content", [b"", b"not a key", b"-----BEGIN PRIVATE KEY-----\ngarbage\n-----END PRIVATE KEY-----\n"])
+def test_a_damaged_signing_key_is_named_not_replaced(tmp_path, content):
+    path = tmp_path / pki.SA_KEY
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=f"{path}: not an EC private key"):
+        Signer.load_or_create(path)
+    assert path.read_bytes() == content  # left for its owner to look at
+
+
 def test_a_restart_imports_no_cryptography(tmp_path):
     """A served data directory whose files are current starts without `cryptography` (until a
     token is signed or a client certificate read)."""

@@ -97,11 +97,20 @@ class Signer:
 
         path = pathlib.Path(path)
         try:
-            key = serialization.load_pem_private_key(path.read_bytes(), None)
-            if isinstance(key, ec.EllipticCurvePrivateKey):
-                return cls(key)
-        except (FileNotFoundError, ValueError):
-            pass
+            pem = path.read_bytes()
+        except FileNotFoundError:
+            pem = None
+        if pem is not None:
+            # A key is linked into place whole (_publish_key): what is there is the key, or it is
+            # damaged, and a new one would not be seen by servers that read the old one.
+            try:
+                key = serialization.load_pem_private_key(pem, None)
+            except (ValueError, TypeError):
+                key = None
+            if not isinstance(key, ec.EllipticCurvePrivateKey):
+                raise ValueError(f"{path}: not an EC private key in PEM (remove it to have a new one made; "
+                                 "tokens it signed stop being valid)")
+            return cls(key)
         signer = cls.generate()
         path.parent.mkdir(parents=True, exist_ok=True)
         if not _publish_key(path, signer._key):  # another server on this data dir made it first
