@@ -142,7 +142,8 @@ class Applier:
         kinds that no other object's admission depends on), each item's warnings said in order."""
         from kubelite.client.inorder import workers_for
 
-        workers = workers_for(getattr(self.session.client, "transport", None)) if self.options.dry_run != "client" else 1
+        transport = getattr(self.session.client, "transport", None)
+        workers = workers_for(transport) if self.options.dry_run != "client" else 1
         if workers <= 1 or len(items) < 2:
             for item in items:
                 yield self.apply_one(item, result)
@@ -150,7 +151,7 @@ class Applier:
         from kubelite.client.inorder import SaidAside, in_order
 
         self._warm(items)
-        transport, aside = self.session.client.transport, SaidAside()
+        aside = SaidAside()
         warn, on_warning = self.warn, transport.on_warning
         self.warn, transport.on_warning = aside.kept(warn), aside.kept(on_warning)
         try:
