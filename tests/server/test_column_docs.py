@@ -2,29 +2,19 @@
 are the definitions' own: an extract older than the printers or the definitions fails here."""
 from __future__ import annotations
 
-import importlib.util
-import pathlib
+from tools_support import load_tool
 
 from kubelite.server.printers import columns
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("gen_column_docs", ROOT / "tools" / "gen_column_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_extract_is_what_the_tool_writes_now():
-    tool = _tool()
+    tool = load_tool("gen_column_docs")
     assert tool.OUT.read_text(encoding="utf-8") == tool.extract()
 
 
 def test_every_doc_column_is_in_the_extract():
     extract = columns._extract()
-    missing = [(d, f) for d, f in _tool().documented_fields() if f not in extract.get(d, {})]
+    missing = [(d, f) for d, f in load_tool("gen_column_docs").documented_fields() if f not in extract.get(d, {})]
     assert missing == []
 
 

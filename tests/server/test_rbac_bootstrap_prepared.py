@@ -4,12 +4,13 @@ order; a store where RBAC objects, webhooks or admission policies exist goes the
 reconcile path."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 import re
 
 import pytest
+
+from tools_support import load_tool
 
 from kubelite.server.auth import bootstrap
 from kubelite.server.clock import FakeClock
@@ -17,20 +18,12 @@ from kubelite.server.core import APIServer, WriteOptions
 from kubelite.server.resources import Registry
 from kubelite.server.storage import open_store
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 PREFIX = f"/registry/{bootstrap.GROUP}/"
 UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location("gen_bootstrap_stored", ROOT / "tools" / "gen_bootstrap_stored.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_prepared_file_is_what_the_tool_writes_now():
-    tool = _tool()
+    tool = load_tool("gen_bootstrap_stored")
     assert tool.OUT.read_text(encoding="utf-8") == tool.render(), \
         "the create path or the policy changed: run python tools/gen_bootstrap_stored.py"
 

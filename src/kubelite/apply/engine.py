@@ -152,16 +152,12 @@ class Applier:
 
         self._warm(items)
         aside = SaidAside()
-        warn, on_warning = self.warn, transport.on_warning
-        self.warn, transport.on_warning = aside.kept(warn), aside.kept(on_warning)
-        try:
+        with aside.over(self, "warn"), aside.over(transport, "on_warning"):
             for _, future in in_order(items, lambda item: aside.run(self.apply_one, item, result), workers=workers,
                                       alone=lambda item: not _independent(item), key=_object_key):
                 outcome, said = future.result()
                 aside.replay(said)
                 yield outcome
-        finally:
-            self.warn, transport.on_warning = warn, on_warning
 
     def _warm(self, items: list[Item]) -> None:
         """Discovery and schemas for the kinds to be written side by side, read before the threads

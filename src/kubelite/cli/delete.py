@@ -126,9 +126,7 @@ def _delete_all(sess, targets: list, args, dry_run: str, grace: int, uids: dict,
             return err
 
     deleted = []
-    on_warning = transport.on_warning
-    transport.on_warning = aside.kept(on_warning)
-    try:
+    with aside.over(transport, "on_warning"):
         for request, future in in_order(targets, lambda request: aside.run(remove, request), workers=workers,
                                         alone=lambda r: not independent(r.resource.api_version, r.resource.kind),
                                         key=lambda r: (r.resource.kind, r.name)):
@@ -139,8 +137,6 @@ def _delete_all(sess, targets: list, args, dry_run: str, grace: int, uids: dict,
             elif outcome:
                 say_deleted(request, args, grace, dry_run)
                 deleted.append(request)
-    finally:
-        transport.on_warning = on_warning
     return deleted
 
 

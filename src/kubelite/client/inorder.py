@@ -85,6 +85,20 @@ class SaidAside:
                 said.append((sink, text))
         return say
 
+    def over(self, owner: Any, name: str):
+        """Context: `owner.name` (a sink) is the kept version of itself until the block ends."""
+        from contextlib import contextmanager
+
+        @contextmanager
+        def swapped():
+            sink = getattr(owner, name)
+            setattr(owner, name, self.kept(sink))
+            try:
+                yield
+            finally:
+                setattr(owner, name, sink)
+        return swapped()
+
     def run(self, work: Callable, *args) -> tuple[Any, list]:
         """(work's result, what it said)."""
         self._local.said = said = []
