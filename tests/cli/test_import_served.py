@@ -35,6 +35,8 @@ def test_get_namespaces_over_https_without_httpx(served, tmp_path):
     assert loaded(result["modules"], ("kubelite.cli.help_texts", "tempfile", "shutil", "encodings.idna")) == []
     # nor dataclasses with inspect (the discovery registry's records are kubelite.record's)
     assert loaded(result["modules"], ("dataclasses", "inspect")) == []
+    # nor ssl and socket: kubelite.client.tls talks TLS on _ssl and _socket
+    assert loaded(result["modules"], ("ssl", "socket")) == [] and "kubelite.client.tls" in result["modules"]
 
 
 def test_apply_and_get_yaml_over_https_without_httpx(served, tmp_path):

@@ -345,15 +345,14 @@ class Client:
         return self._open()
 
     def _open(self) -> _Connection:
-        import socket  # here: the embedded cluster's client (AppClient) opens none
+        from kubelite.client import tls  # here: the embedded cluster's client (AppClient) opens none
 
         try:
-            sock = socket.create_connection((_ascii_host(self.host), self.port), timeout=self.connect_timeout)
+            sock = tls.connect(_ascii_host(self.host), self.port, self.connect_timeout)
         except TimeoutError:  # socket.timeout
             raise TimeoutException("timed out") from None
         except OSError as err:
             raise ConnectError(str(err)) from err
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.scheme == "https":
             try:
                 sock = self._ssl.wrap_socket(sock, server_hostname=_ascii_host(self._sni))

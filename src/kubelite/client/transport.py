@@ -309,13 +309,14 @@ def http(conn: Connection, verbosity: int = 0) -> Transport:
 
         basic = base64.b64encode(f"{conn.username}:{conn.password}".encode()).decode("ascii")
         headers["Authorization"] = f"Basic {basic}"
-    context = ssl_context(conn) if url.scheme == "https" else None
+    https = url.scheme == "https"
     base_url = conn.server.rstrip("/")
     if auth is not None:  # an exec plugin's token, refreshed on 401: httpx's Auth flow
-        client = _httpx_client(base_url, headers, auth, context, conn.request_timeout)
+        client = _httpx_client(base_url, headers, auth, ssl_context(conn) if https else None, conn.request_timeout)
     else:
         from kubelite.client import http1
 
+        context = tls_context(conn) if https else None
         client = http1.Client(base_url, headers=headers, ssl_context=context, timeout=conn.request_timeout or None,
                               sni=conn.tls_server_name)
     port = url_port or (443 if url.scheme == "https" else 80)
@@ -354,17 +355,44 @@ def ssl_context(conn: Connection):
         context.verify_mode = ssl.CERT_NONE
     elif conn.ca_data:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        try:
-            context.load_verify_locations(cadata=conn.ca_data.decode("ascii", "replace"))
-        except (ssl.SSLError, ValueError):
-            raise ConnectionFailed("error: unable to load root certificates: unable to parse bytes as PEM block") \
-                from None
+        _load_ca(context, conn.ca_data)
     else:
         context = ssl.create_default_context()
+    _load_client(context, conn)
+    return context
+
+
+def tls_context(conn: Connection):
+    """The same settings for kubelite's own HTTP client: a client.tls context (without the `ssl`
+    module's import) when the kubeconfig names its CA or skips verification, as kubelite's and
+    most kubeconfigs do; ssl's for the system's CA bundle."""
+    if not conn.insecure and not conn.ca_data:
+        return ssl_context(conn)
+    from kubelite.client import tls
+
+    context = tls.Context(verify=not conn.insecure)
+    if not conn.insecure:
+        _load_ca(context, conn.ca_data)
+    return _load_client(context, conn)
+
+
+def _load_ca(context, ca_data: bytes) -> None:
+    import _ssl
+
+    try:
+        context.load_verify_locations(cadata=ca_data.decode("ascii", "replace"))
+    except (_ssl.SSLError, ValueError):
+        raise ConnectionFailed("error: unable to load root certificates: unable to parse bytes as PEM block") \
+            from None
+
+
+def _load_client(context, conn: Connection):
+    import _ssl  # ssl.SSLError is _ssl's
+
     if conn.cert_data and conn.key_data:
         try:
             _load_client_pair(context, conn.cert_data, conn.key_data)
-        except ssl.SSLError as err:
+        except _ssl.SSLError as err:
             raise ConnectionFailed(f"error: tls: failed to load the client certificate and key: "
                                    f"{err.reason or err}") from None
     return context
