@@ -57,12 +57,15 @@ COMMANDS: dict[str, str] = {
 def main(argv: list[str] | None = None) -> int:
     from kubelite.cli import command_line
 
+    own_process = argv is None  # the script or python -m kubelite, not a caller's main([...])
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("__complete", "__completeNoDesc"):  # what the completion scripts ask
         from kubelite.cli.completion import run_complete
 
         return run_complete(argv[1:], descriptions=argv[0] == "__complete")
     path, rest = command_line.find(argv)  # as cobra finds it: flags may stand anywhere
+    if own_process and path[:1] != ("serve",):  # a server keeps the collector's default pace
+        _collect_later()
     if not path:
         return _root(argv, rest)
     if path[0] == "help":  # `kubelite help get` is `kubelite get -h`, as with kubectl
@@ -90,6 +93,18 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run([*path[1:], *rest]) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def _collect_later() -> None:
+    """The cyclic collector waits for 100,000 new objects instead of 700. A command's start
+    creates ~26,000 that live until it ends (modules, classes, functions; on the embedded cluster
+    its registry and handlers) and almost no cycles to free: with the default, `get ns` on the
+    embedded cluster collected 37 times (~5 ms, a tenth of the command) and 74 times (~60 ms
+    under load) when the controllers woke, for a few hundred objects in all. A short command now
+    ends before the first collection; a long one collects as before, in fewer, larger passes."""
+    import gc
+
+    gc.set_threshold(100_000, *gc.get_threshold()[1:])
 
 
 def _root(argv: list[str], rest: list[str]) -> int:

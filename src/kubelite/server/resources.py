@@ -12,7 +12,6 @@ client side can reuse it on any discovery data.
 """
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import os
@@ -485,6 +484,8 @@ def _printer_columns(version: Mapping[str, Any], where: str) -> tuple[Mapping[st
     columns = version.get("additionalPrinterColumns") or []
     if not isinstance(columns, list) or not all(isinstance(c, Mapping) for c in columns):
         raise InvalidCustomResourceDefinition(f"{where}.additionalPrinterColumns: must be a list of objects")
+    import copy  # here: a client's discovery (every command) reads no CRD
+
     return tuple(copy.deepcopy(columns))
 
 
@@ -493,6 +494,8 @@ def _version_schema(version: Mapping[str, Any], where: str) -> Mapping[str, Any]
     schema = holder.get("openAPIV3Schema") if isinstance(holder, Mapping) else None
     if schema is not None and not isinstance(schema, Mapping):
         raise InvalidCustomResourceDefinition(f"{where}.schema.openAPIV3Schema: must be an object")
+    import copy
+
     return copy.deepcopy(schema)
 
 
