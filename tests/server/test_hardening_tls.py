@@ -46,3 +46,14 @@ def test_tls_clients_still_served(server):
     with httpx.Client(verify=context, headers={"Authorization": f"Bearer {server.token}"}, timeout=30) as client:
         assert client.get(f"{server.url}/healthz").text == "ok"
         assert client.get(f"{server.url}/api/v1/namespaces/default").json()["metadata"]["name"] == "default"
+
+
+def test_bodies_larger_than_the_tls_read_buffer(server):
+    """A request and an answer of several TLS reads each (the read buffer is 64 KiB)."""
+    context = ssl.create_default_context(cafile=server.ca)
+    data = {f"k{i}": "x" * 1000 for i in range(300)}  # ~300 KB
+    with httpx.Client(verify=context, headers={"Authorization": f"Bearer {server.token}"}, timeout=30) as client:
+        r = client.post(f"{server.url}/api/v1/namespaces/default/configmaps",
+                        json={"metadata": {"name": "large-over-tls"}, "data": data})
+        assert r.status_code == 201, r.text
+        assert client.get(f"{server.url}/api/v1/namespaces/default/configmaps/large-over-tls").json()["data"] == data
