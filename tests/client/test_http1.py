@@ -104,6 +104,35 @@ def test_get_encodes_the_query_as_httpx_and_reuses_the_connection(server):
     assert ("User-Agent", "kubectl/test") in Handler.seen[0]["headers"]
 
 
+def test_the_early_connection_carries_the_first_request(server):
+    client = http1.Client(server)
+    try:
+        client.connect_early()
+        client.connect_early()  # once only
+        assert client.request("GET", "/first").json() == {"path": "/first"}
+        assert client.request("GET", "/second").json() == {"path": "/second"}
+    finally:
+        client.close()
+    assert Handler.seen[0]["port"] == Handler.seen[1]["port"]
+
+
+def test_an_early_connection_that_failed_fails_the_first_request_alike():
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        url = f"http://127.0.0.1:{taken.getsockname()[1]}"  # nobody listens there once closed
+    errors = []
+    for early in (False, True):
+        client = http1.Client(url)
+        if early:
+            client.connect_early()
+        with pytest.raises(http1.ConnectError) as err:
+            client.request("GET", "/x")
+        errors.append(str(err.value))
+        client.close()
+    assert errors[0] == errors[1] and "refused" in errors[0].lower()
+
+
 def test_request_headers_replace_the_clients_and_repeat(server):
     client = http1.Client(server, headers={"Accept": "text/plain", "Impersonate-User": "u"})
     client.headers = client.headers + [("Impersonate-Group", "g1"), ("Impersonate-Group", "g2")]

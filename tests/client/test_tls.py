@@ -18,12 +18,16 @@ from kubelite.server.tls import ensure_tls, new_ca_pem
 BODY = b'{"kind":"Status"}'
 
 
+ACCEPTED: list[int] = []  # the client port of every connection the server accepted
+
+
 def _serve(listener: socket.socket, context: ssl.SSLContext, stop: threading.Event) -> None:
     while not stop.is_set():
         try:
-            raw, _ = listener.accept()
+            raw, peer = listener.accept()
         except OSError:
             return
+        ACCEPTED.append(peer[1])
         with raw:
             try:
                 raw.settimeout(10)
@@ -132,3 +136,23 @@ def test_connect_turns_off_nagles_delay():
             assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
         finally:
             sock.close()
+
+
+def test_an_early_connection_with_a_session_ticket_waiting_carries_the_first_request(server):
+    """TLS 1.3 servers send session tickets after the handshake: data waiting on a connection
+    that has carried no request yet does not mean the server closed it."""
+    import select
+
+    url, ca = server
+    client = http1.Client(url, ssl_context=_contexts(ca)[1], timeout=10)
+    try:
+        client.connect_early()
+        early = client._early
+        early.wait()
+        sock = client._idle[0].sock
+        assert select.select([sock], [], [], 10)[0], "no session ticket came"
+        accepted = len(ACCEPTED)
+        assert client.request("GET", "/version").status_code == 200
+        assert len(ACCEPTED) == accepted  # no second connection
+    finally:
+        client.close()

@@ -1,5 +1,6 @@
-"""A small HTTP/1.1 client on the socket and ssl modules: what a short command needs to talk to
-an API server, without httpx's import (about half of a `get ns` started from scratch).
+"""A small HTTP/1.1 client on sockets and TLS (kubelite.client.tls, or an ssl.SSLContext): what a
+short command needs to talk to an API server, without httpx's import (about half of a `get ns`
+started from scratch).
 
 It speaks the subset of httpx.Client that `Transport` uses: `request()` and `stream()` with
 params, headers, a body and a timeout, keep-alive connections (several idle ones, so that
@@ -161,6 +162,7 @@ class _Connection:
         self.sock = sock
         self.buffer = b""
         self.reused = False
+        self.fresh = False
 
     def fill(self) -> bool:
         data = self.sock.recv(65536)
@@ -217,6 +219,21 @@ def _ascii_host(host: str) -> str | bytes:
     return raw
 
 
+class _EarlyOpen:
+    """A connection being opened in the background: `done` is held until it is open or failed."""
+
+    def __init__(self):
+        self.done = _thread.allocate_lock()
+        self.done.acquire()
+        self.error: BaseException | None = None
+
+    def wait(self) -> None:
+        with self.done:
+            pass
+        if self.error is not None:
+            raise self.error
+
+
 class Client:
     """Requests to one server (`base_url`), over a small pool of keep-alive connections."""
 
@@ -236,6 +253,7 @@ class Client:
         self._idle: list[_Connection] = []
         self._lock = _thread.allocate_lock()
         self._closed = False
+        self._early: _EarlyOpen | None = None
         host = f"[{self.host}]" if ":" in self.host else self.host
         default_port = 443 if parts.scheme == "https" else 80
         self._host_header = host if self.port == default_port else f"{host}:{self.port}"
@@ -250,6 +268,26 @@ class Client:
 
     def stream(self, method: str, path: str, *, params=None, headers=None, timeout=None, extensions=None):
         return _Streaming(self._send(method, path, params, None, headers, timeout))
+
+    def connect_early(self) -> None:
+        """Open the first connection in the background while the caller gets its first request
+        ready: the TCP and TLS handshakes, the server's part of them included, overlap the
+        command's own work instead of going before its first request. That request waits for
+        the connection, and fails as opening it failed."""
+        if self._early is None:
+            self._early = _EarlyOpen()
+            _thread.start_new_thread(self._open_early, (self._early,))
+
+    def _open_early(self, early: "_EarlyOpen") -> None:
+        try:
+            conn = self._open()
+        except BaseException as err:  # the first request's to raise, in the caller's thread
+            early.error = err
+        else:
+            conn.fresh = True
+            self._release(conn, True)
+        finally:
+            early.done.release()
 
     def close(self) -> None:
         with self._lock:
@@ -333,11 +371,17 @@ class Client:
                 return int(code), reason, items
 
     def _checkout(self) -> _Connection:
+        early, self._early = self._early, None
+        if early is not None:
+            early.wait()
         with self._lock:
             if self._closed:
                 raise HTTPError("the client is closed")
             while self._idle:
                 conn = self._idle.pop()
+                if conn.fresh:  # opened early, no request yet (a TLS session ticket may be waiting)
+                    conn.fresh = False
+                    return conn
                 if not conn.buffer and not conn.readable():
                     conn.reused = True
                     return conn

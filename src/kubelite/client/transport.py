@@ -319,6 +319,7 @@ def http(conn: Connection, verbosity: int = 0) -> Transport:
         context = tls_context(conn) if https else None
         client = http1.Client(base_url, headers=headers, ssl_context=context, timeout=conn.request_timeout or None,
                               sni=conn.tls_server_name)
+        client.connect_early()
     port = url_port or (443 if url.scheme == "https" else 80)
     host = f"{url.hostname}:{port}" if ":" not in url.hostname else f"[{url.hostname}]:{port}"
     return Transport(client, host, embedded=False, verbosity=verbosity, sni=conn.tls_server_name,
