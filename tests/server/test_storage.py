@@ -434,6 +434,27 @@ def test_compaction_keeps_previous_values_of_later_deletes(store):
     watcher.close()
 
 
+def test_prefix_version_is_never_again_what_it_was_before_a_write_under_the_prefix(store):
+    """Equal versions mean nothing under the prefix was written in between (what the RBAC
+    policy is read again by), compactions included: one that drops a delete's rows must not bring
+    back a version read before that delete."""
+    first = store.prefix_version(PODS)
+    assert store.prefix_version(PODS) == first
+    store.create(pod("keep"), b"1")
+    a = store.create(pod("a"), b"1")
+    created = store.prefix_version(PODS)
+    store.update(pod("a"), b"2", a.mod_revision)
+    updated = store.prefix_version(PODS)
+    store.delete(pod("a"))
+    deleted = store.prefix_version(PODS)
+    assert len({repr(v) for v in (first, created, updated, deleted)}) == 4
+    store.compact(store.current_revision())  # drops every row of "a"
+    compacted = store.prefix_version(PODS)
+    assert compacted not in (first, created, updated)
+    store.create(pod("b"), b"1")
+    assert store.prefix_version(PODS) not in (first, created, updated, deleted, compacted)
+
+
 def test_compaction_arguments_follow_etcd(store):
     store.create(pod("a"), b"1")
     store.create(pod("b"), b"1")

@@ -403,3 +403,22 @@ def test_writers_that_wait_together_share_one_sync(tmp_path, monkeypatch):
     assert len(synced) == 2
     store.close()
     assert len(synced) == 2
+
+
+def test_prefix_version_stays_while_writes_go_elsewhere_and_sees_other_processes(tmp_path):
+    path = tmp_path / "state.db"
+    store, other = SQLiteStore(path), SQLiteStore(path)
+    try:
+        prefix = "/registry/admissionregistration.k8s.io/"
+        before = store.prefix_version(prefix)
+        store.create("/registry/core/configmaps/default/a", b"1")
+        store.create("/registry/admissionregistration.k8s.io-not/x", b"1")  # a key sharing the start
+        assert store.prefix_version(prefix) == before
+        other.create(prefix + "validatingwebhookconfigurations/w", b"{}")  # another process's write
+        after = store.prefix_version(prefix)
+        assert after != before
+        other.delete(prefix + "validatingwebhookconfigurations/w")
+        assert store.prefix_version(prefix) not in (before, after)
+    finally:
+        store.close()
+        other.close()

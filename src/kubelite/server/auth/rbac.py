@@ -136,15 +136,15 @@ class RBACAuthorizer:
     def __init__(self, store):
         self.store = store
         self._lock = threading.Lock()
-        self._revision = -1
+        self._version: object = None  # the store's prefix_version of RBAC's group when last loaded
         self._policy = Policy()
         self._decoded: dict = {}
 
     def policy(self) -> Policy:
-        revision = self.store.current_revision()
+        version = self.store.prefix_version(PREFIX)  # moved by a write to a role or a binding
         with self._lock:
-            if revision != self._revision:
-                self._policy, self._revision = load_policy(self.store, self._decoded), revision
+            if version != self._version:
+                self._policy, self._version = load_policy(self.store, self._decoded), version
             return self._policy
 
     def authorize(self, attrs: Attributes) -> tuple[bool, str]:

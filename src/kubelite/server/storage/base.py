@@ -177,6 +177,13 @@ class Store(abc.ABC):
     def compact_revision(self) -> int:
         """The revision of the last compaction (0 if never compacted)."""
 
+    def prefix_version(self, prefix: str) -> object:
+        """A value that is the same at two calls only if nothing under ``prefix`` was written in
+        between: what a reader that keeps something it derived from those keys looks at before
+        using it again (the RBAC policy at every request it decides). This default is the current
+        revision, which any write moves; a backend may answer for the prefix alone."""
+        return self.current_revision()
+
     @abc.abstractmethod
     def watch(self, prefix: str, from_revision: int = 0) -> "Watcher":
         """Events for keys under ``prefix`` strictly after ``from_revision``.

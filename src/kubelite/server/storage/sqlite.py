@@ -269,6 +269,17 @@ class SQLiteStore(Store):
         with self._sqlite_errors():
             return self._meta(self._conn(), "compact_revision")
 
+    def prefix_version(self, prefix: str) -> object:
+        """(compaction point, latest revision written under the prefix): a write under the prefix
+        (a delete too: it appends a row) raises the second, and only a compaction removes rows,
+        which moves the first. One indexed look at the prefix's rows, however many the store holds."""
+        check_prefix(prefix)
+        where, params = _key_bounds("key", prefix, None)
+        with self._sqlite_errors():
+            return self._conn().execute(
+                "SELECT (SELECT value FROM meta WHERE name = 'compact_revision'), "
+                f"(SELECT MAX(revision) FROM log WHERE 1{where})", params).fetchone()
+
     def range(self, prefix, *, start_after=None, limit=0, revision=0) -> RangeResult:
         check_prefix(prefix)
         check_start_after(start_after)
