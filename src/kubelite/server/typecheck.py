@@ -83,51 +83,51 @@ class _Walker:
     def walk(self, value, schema, struct: str, path: tuple[str, ...]) -> None:
         if value is None or schema is None:
             return
-        name = schema.name or ""
-        if name.endswith(".Quantity"):
-            return _quantity(value)
-        if schema.type == ANY:
-            return
-        if schema.int_or_string:
+        plan = _PLANS.get(schema) or _plan(schema)
+        how = plan[0]
+        if how is _STRUCT:
+            if not isinstance(value, dict):
+                return self.save(_type_error(_json_type(value), struct, path, plan[1]))
+            inner = plan[2] or struct
+            for key, child in value.items():
+                if child is not None:
+                    self.walk(child, schema.field(key), inner, path + (key,))
+        elif how is _PRIMITIVE:
+            target = plan[1]
+            if target == "string" and isinstance(value, str):
+                return  # the usual leaf
+            self.primitive(value, target, struct, path)
+        elif how is _MAP:
+            if not isinstance(value, dict):
+                return self.save(_type_error(_json_type(value), struct, path, plan[1]))
+            for key, child in value.items():
+                if child is not None:
+                    self.walk(child, schema.field(key), struct, path)
+        elif how is _LIST:
+            if not isinstance(value, list):
+                return self.save(_type_error(_json_type(value), struct, path, plan[1]))
+            items = schema.items()
+            for child in value:
+                self.walk(child, items, struct, path)
+        elif how is _QUANTITY:
+            _quantity(value)
+        elif how is _INT_OR_STRING:
             if not isinstance(value, str):
                 # IntOrString decodes anything but a string as an int32, and stops at a failure
                 message = _scalar_problem(value, "int32")
                 if message:
                     raise _Abort(_type_error(message, struct, path, "int32"))
-            return
-        if name.endswith((".Time", ".MicroTime")) or _format(schema) == "date-time":
+        elif how is _TIME:
             if not isinstance(value, str):
                 raise _Abort(_type_error(_json_type(value), struct, path, "string"))
-            if name.endswith(".Time"):  # metav1.Time parses its string with time.Parse(RFC3339)
+            if plan[1]:  # metav1.Time parses its string with time.Parse(RFC3339)
                 from kubelite.server.gotime import rfc3339_problem
 
                 problem = rfc3339_problem(value)
                 if problem:
                     raise _Abort(problem)
-            return
-        kind = schema.type
-        if kind == OBJECT and _is_struct(schema):
-            if not isinstance(value, dict):
-                return self.save(_type_error(_json_type(value), struct, path, go_type(schema)))
-            inner = _short(name) or struct
-            for key, child in value.items():
-                self.walk(child, schema.field(key), inner, path + (key,))
-        elif kind in (MAP, OBJECT):
-            if not isinstance(value, dict):
-                return self.save(_type_error(_json_type(value), struct, path, go_type(schema)))
-            for key, child in value.items():
-                self.walk(child, schema.field(key), struct, path)
-        elif kind == LIST:
-            if not isinstance(value, list):
-                return self.save(_type_error(_json_type(value), struct, path, go_type(schema)))
-            items = schema.items()
-            for child in value:
-                self.walk(child, items, struct, path)
-        else:
-            self.primitive(value, schema, struct, path)
 
-    def primitive(self, value, schema, struct: str, path: tuple[str, ...]) -> None:
-        target = go_type(schema)
+    def primitive(self, value, target: str, struct: str, path: tuple[str, ...]) -> None:
         if target == "[]uint8":
             if not isinstance(value, str):
                 return self.save(_type_error(_json_type(value), struct, path, target))
@@ -138,6 +138,37 @@ class _Walker:
         message = _scalar_problem(value, target)
         if message:
             self.save(_type_error(message, struct, path, target))
+
+
+# What the walker does at a schema, worked out once per schema: (how, ...) with the Go type a
+# mismatch is reported against (and a struct's short name). Built-in schemas live as long as the
+# process (typed decoding is for built-in kinds only), and so do their plans.
+_STRUCT, _MAP, _LIST, _PRIMITIVE, _QUANTITY, _INT_OR_STRING, _TIME, _SKIP = (
+    "struct", "map", "list", "primitive", "quantity", "int-or-string", "time", "skip")
+_PLANS: dict = {}
+
+
+def _plan(schema) -> tuple:
+    name = schema.name or ""
+    kind = schema.type
+    if name.endswith(".Quantity"):
+        plan = (_QUANTITY,)
+    elif kind == ANY:
+        plan = (_SKIP,)
+    elif schema.int_or_string:
+        plan = (_INT_OR_STRING,)
+    elif name.endswith((".Time", ".MicroTime")) or _format(schema) == "date-time":
+        plan = (_TIME, name.endswith(".Time"))
+    elif kind == OBJECT and _is_struct(schema):
+        plan = (_STRUCT, go_type(schema), _short(name))
+    elif kind in (MAP, OBJECT):
+        plan = (_MAP, go_type(schema))
+    elif kind == LIST:
+        plan = (_LIST, go_type(schema))
+    else:
+        plan = (_PRIMITIVE, go_type(schema))
+    _PLANS[schema] = plan
+    return plan
 
 
 def _scalar_problem(value, target: str) -> str | None:

@@ -30,11 +30,25 @@ def _pairs(pairs):
     return obj
 
 
-def loads_tracking(data: bytes):
-    """A JSON body as Go decodes it, objects remembering duplicated keys (JSONBodyError if not JSON)."""
+def _tracking(found: list):
+    """The decoder's hook: an object with a key given twice is an _Obj (also put in `found`), any
+    other a plain dict, made in C (nearly every object of nearly every body)."""
+    def pairs(items):
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        obj = _pairs(items)
+        found.append(obj)
+        return obj
+    return pairs
+
+
+def loads_tracking(data: bytes, found: list | None = None):
+    """A JSON body as Go decodes it, objects remembering duplicated keys (JSONBodyError if not
+    JSON); those objects are also put in `found`."""
     from kubelite.server.handlers import jsonbody
 
-    return jsonbody.loads(data, object_pairs_hook=_pairs)
+    return jsonbody.loads(data, object_pairs_hook=_tracking([] if found is None else found))
 
 
 def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], list[str]]:
@@ -42,32 +56,33 @@ def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], l
     if content_type == PROTOBUF:
         value = _protobuf_object(body, r)
         return value, prune_object(r, value), []
+    found: list = []  # the objects with a key given twice
     if content_type in ("application/yaml", "application/apply-patch+yaml"):
-        value = _yaml_value(body, r)
+        value = _yaml_value(body, r, found)
     else:
-        value = _json_value(body, r)
+        value = _json_value(body, r, found)
     if not isinstance(value, dict):
         raise errors.bad_request(
             f"the object provided is unrecognized (must be of type {r.kind}): couldn't get version/kind; "
             "json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion "
             "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }")
     check_types(value, r)
-    duplicates = _duplicates(value, "")
+    duplicates = _duplicates(value, "") if found else []
     unknown = prune_object(r, value)
     _check_numbers(body, value, r)
-    return _plain(value), unknown, duplicates
+    return (_plain(value) if found else value), unknown, duplicates
 
 
-def _json_value(body: bytes, r):
+def _json_value(body: bytes, r, found: list):
     from kubelite.server.handlers.jsonbody import JSONBodyError
 
     try:
-        return loads_tracking(body)
+        return loads_tracking(body, found)
     except JSONBodyError as err:
         raise unrecognized(r, f"couldn't get version/kind; json parse error: {err}", body) from None
 
 
-def _yaml_value(body: bytes, r):
+def _yaml_value(body: bytes, r, found: list):
     """A YAML body through go-yaml's rules (aliases bounded, tags checked), then as JSON."""
     from kubelite.manifest._goyaml import DecodeError, decode_yaml
     from kubelite.server.handlers.jsonbody import JSONBodyError
@@ -78,7 +93,7 @@ def _yaml_value(body: bytes, r):
         raise unrecognized(r, err.message, body) from None
     try:
         # The JSON round trip gives the same number types and duplicate tracking as a JSON body.
-        return loads_tracking(json.dumps(value, ensure_ascii=False, allow_nan=False).encode())
+        return loads_tracking(json.dumps(value, ensure_ascii=False, allow_nan=False).encode(), found)
     except (ValueError, RecursionError, JSONBodyError):
         raise unrecognized(r, "error converting YAML to JSON: yaml: exceeded max depth", body) from None
 
@@ -186,8 +201,8 @@ def check_dry_run(values: list[str], options_kind: str) -> bool:
 
 def _duplicates(value, path: str) -> list[str]:
     found: list[str] = []
-    if isinstance(value, _Obj):
-        for key in value.duplicates:
+    if isinstance(value, dict):
+        for key in getattr(value, "duplicates", ()):
             found.append(f"{path}.{key}" if path else key)
         for key, child in value.items():
             found.extend(_duplicates(child, f"{path}.{key}" if path else key))
