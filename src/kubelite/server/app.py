@@ -149,13 +149,15 @@ class App:
                 return await self._dispatch(request)
             import asyncio
 
-            return await asyncio.wait_for(self._dispatch(request), limit)
+            # (asyncio.timeout rather than wait_for: no second task for each request)
+            async with asyncio.timeout(limit):
+                return await self._dispatch(request)
         except StatusError as err:
             return _error_response(err, request)
         except StorageError as err:  # the store failed (etcd unreachable): kube-apiserver's InternalError
             _log().warning("%s %s: storage: %s", request.method, request.path, err)
             return _error_response(internal_error(str(err)), request)
-        except TimeoutError:  # wait_for's (asyncio.TimeoutError is TimeoutError since Python 3.11)
+        except TimeoutError:  # asyncio.timeout's (asyncio.TimeoutError is TimeoutError since Python 3.11)
             _log().warning("%s %s did not complete within %ss", request.method, request.path, limit)
             err = timeout("request did not complete within requested timeout - context deadline exceeded")
             err.has_details = True  # NewTimeoutError always sends details, here empty

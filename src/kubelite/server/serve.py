@@ -114,10 +114,15 @@ def _with_client_cert(protocol_class):
     (the `tls` extension's place for it)."""
 
     class WithClientCert(protocol_class):
+        _client_cert: bytes | None = None  # the connection's, read at its first request (b"": none)
+
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            ssl_object = self.transport.get_extra_info("ssl_object")
-            der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
+            der = self._client_cert
+            if der is None:
+                ssl_object = self.transport.get_extra_info("ssl_object")
+                der = (ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None) or b""
+                self._client_cert = der
             if der:
                 self.scope["extensions"] = {"tls": {"client_cert_der": der}}
 
