@@ -56,6 +56,25 @@ def test_a_fake_clock_cluster_settles_and_advances(cluster, api):
     assert api.get("/api/v1/namespaces/default").status_code == 200
 
 
+def test_a_settle_leaves_the_collector_as_it_found_it(cluster, api):
+    """A settle freezes what the process held and collects less often while it works; after it,
+    the collector's thresholds and frozen objects are those it found (a CLI's own are kept)."""
+    import gc
+
+    before = gc.get_threshold()
+    try:
+        for threshold in ((700, 10, 10), (200_000, 10, 10)):
+            gc.set_threshold(*threshold)
+            assert api.post("/api/v1/namespaces/default/configmaps",
+                            json={"metadata": {"name": f"c{threshold[0]}"}}).status_code == 201
+            frozen = gc.get_freeze_count()
+            assert cluster.settle()
+            assert gc.get_threshold() == threshold
+            assert gc.get_freeze_count() == frozen
+    finally:
+        gc.set_threshold(*before)
+
+
 def test_controllers_flag_follows_kube_controller_manager():
     from kubelite.server.controllers import default_controllers, select_controllers
 
