@@ -169,3 +169,21 @@ def test_a_selector_read_once_selects_what_selects_does():
     labels = [None, {}, "not a map", {"app": "a"}, {"app": "b"}, {"app": "a", "tier": "web"}, {"tier": "web"}]
     for selector, have in itertools.product(selectors, labels):
         assert selector_matcher(selector)(have) == selects(selector, have), (selector, have)
+
+
+def test_create_pod_answers_the_stored_name_and_uid():
+    """create_pod gives the caller the metadata the server wrote (the pod is not read back)."""
+    from kubelite.server.clock import FakeClock
+    from kubelite.server.cluster import Cluster
+    from kubelite.server.controllers.podtemplate import create_pod
+    from kubelite.server.controllers.replicaset import ReplicaSetController
+
+    with Cluster("memory://", clock=FakeClock(), controllers=[ReplicaSetController]) as c:
+        controller = c.manager.controllers[0]
+        owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                 "metadata": {"name": "rs", "namespace": "default", "uid": "0000-rs"}}
+        template = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+        meta = create_pod(controller, template, owner, record=False)
+        stored = c.api.get(c.api.registry.lookup("", "v1", "pods"), "default", meta["name"])
+        assert meta["name"].startswith("rs-") and meta["uid"] == stored["metadata"]["uid"]
+        assert "resourceVersion" not in meta

@@ -87,14 +87,17 @@ class Result:
     """What a write produced: the object, whether it was created, and warnings for the client.
 
     A stored object is decoded when `obj` is first read: a controller's write (a kubelet's
-    status, a scheduler's Event) mostly never reads its answer, which it sees on its watch."""
+    status, a scheduler's Event) mostly never reads its answer, which it sees on its watch.
+    `written_meta` (a create's) is the metadata as encoded for the store, without the
+    resourceVersion: the generated name and the uid, for a caller that needs no more (read only)."""
 
     def __init__(self, obj: dict | None = None, created: bool = False, warnings: list[str] | None = None,
-                 decode: Callable[[], dict] | None = None):
+                 decode: Callable[[], dict] | None = None, written_meta: dict | None = None):
         self._obj = obj
         self._decode = decode
         self.created = created
         self.warnings = [] if warnings is None else warnings
+        self.written_meta = written_meta
 
     @property
     def obj(self) -> dict:
@@ -365,7 +368,9 @@ class APIServer:
                 if requested or not meta.get("generateName") or attempt == _GENERATE_NAME_ATTEMPTS - 1:
                     raise errors.already_exists(r.group, r.resource, name) from None
                 name = obj["metadata"]["name"] = _generated_name(meta["generateName"])
-        return self._stored(r, kv, self._after_create, created=True, warnings=warnings)
+        result = self._stored(r, kv, self._after_create, created=True, warnings=warnings)
+        result.written_meta = obj["metadata"]
+        return result
 
     def update(self, r, namespace: str, name: str, body: dict, opts: WriteOptions,
                subresource: str = "") -> Result:

@@ -122,6 +122,12 @@ class ApiClient:
         result = self.api.create(self.resource(rid), namespace, obj, self._opts)
         return result.obj if answer else None
 
+    def create_meta(self, rid: str, obj: dict) -> dict:
+        """Create; the metadata the server wrote (the generated name, the uid; no resourceVersion),
+        without decoding the stored object. Shared with nothing, not to be changed."""
+        namespace = (obj.get("metadata") or {}).get("namespace", "")
+        return self.api.create(self.resource(rid), namespace, obj, self._opts).written_meta
+
     def update(self, rid: str, obj: dict, subresource: str = "") -> dict:
         meta = obj["metadata"]
         body = clone(obj) if subresource == "scale" else obj  # a scale body is not copied there

@@ -10,6 +10,7 @@ Stable API (other controllers import these):
     controller_reference(owner) -> dict
     pod_from_template(template, owner, *, name=None, generate_name=None, labels=None) -> dict
     create_pod(controller, template, owner, *, name=None, labels=None, record=True, errors=None) -> dict | None
+                                               # the created pod's metadata (name, uid)
     delete_pod(controller, pod, owner, *, record=True) -> bool
     selects(selector, labels) -> bool          # a metav1.LabelSelector, as controllers match
     selector_matcher(selector) -> (labels -> bool)   # selects(selector, ·), for a scan of many objects
@@ -72,12 +73,13 @@ def create_pod(controller, template: dict, owner: dict, *, name: str | None = No
                labels: dict | None = None, record: bool = True, errors: list | None = None) -> dict | None:
     """Create a pod of `owner` through the API; record SuccessfulCreate / FailedCreate.
 
-    Returns the created pod, or None when the server refused it (the refusal is an Event on the
-    owner, as kube-controller-manager reports it; a terminating namespace is not reported); the
-    refusal's message is appended to `errors` when given."""
+    Returns the created pod's metadata as stored (its name and uid; no resourceVersion: the pod
+    itself is not decoded, the watch brings it), or None when the server refused it (the refusal
+    is an Event on the owner, as kube-controller-manager reports it; a terminating namespace is
+    not reported); the refusal's message is appended to `errors` when given."""
     pod = pod_from_template(template, owner, name=name, labels=labels)
     try:
-        created = controller.client.create("pods", pod)
+        created = controller.client.create_meta("pods", pod)
     except StatusError as err:
         if errors is not None:
             errors.append(err.message)
@@ -87,7 +89,7 @@ def create_pod(controller, template: dict, owner: dict, *, name: str | None = No
             raise
         return None
     if record:
-        controller.events.normal(owner, "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
+        controller.events.normal(owner, "SuccessfulCreate", f"Created pod: {created['name']}")
     return created
 
 

@@ -138,10 +138,10 @@ class ReplicaSetController(Controller):
         batch, done = 1, 0
         while done < count and not errors:
             for _ in range(min(batch, count - done)):
-                pod = create_pod(self, template, owner, errors=errors)
-                if pod is None:
+                meta = create_pod(self, template, owner, errors=errors)
+                if meta is None:
                     break
-                created.add(pod["metadata"]["uid"])
+                created.add(meta["uid"])
                 done += 1
             batch *= 2
         self._expect(key, created)
