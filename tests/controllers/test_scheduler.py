@@ -247,3 +247,40 @@ def test_taints_are_checked_before_node_selectors(cluster, api):
     assert api.post(NS, json=pod("both", nodeSelector={"no": "such"})).status_code == 201
     cluster.settle()
     assert _failed_message(api, "both").startswith("0/1 nodes are available: 1 node(s) had untolerated taint {k: }.")
+
+
+def test_a_binding_from_the_cached_pod_stores_what_a_fresh_read_would():
+    """The scheduler hands bind() the Pod of its cache: at the stored revision, the binding is
+    made from it (copying what it changes, the cache's object untouched) and stores the same
+    bytes as one made from the stored Pod; at an older revision the stored Pod is read."""
+    import copy
+    import re
+
+    from kubelite.server.handlers.pods import bind
+
+    with Cluster("memory://", clock=FakeClock(), controllers=False) as c, c.http_client() as api:
+        r = c.api.registry.lookup("", "v1", "pods")
+        for name in ("a", "b", "c"):
+            assert api.post(NS, json=pod(name)).status_code == 201
+        seen = c.api.get(r, "default", "a")
+        kept = copy.deepcopy(seen)
+        bind(c.api, "default", "a", "node-a", seen=seen)
+        bind(c.api, "default", "b", "node-a")
+        assert seen == kept
+
+        def stored(name: str) -> str:
+            text = bytes(c.api.store.get(f"/registry/core/pods/default/{name}").value).decode()
+            uid = c.api.get(r, "default", name)["metadata"]["uid"]
+            text = text.replace(uid, "UID").replace(f'"name":"{name}"', '"name":"N"')
+            return re.sub(r"kube-api-access-\w{5}", "kube-api-access-X", text)
+
+        assert stored("a") == stored("b")
+        assert '"nodeName":"node-a"' in stored("a")
+
+        stale = c.api.get(r, "default", "c")
+        assert api.patch(f"{NS}/c", json={"metadata": {"labels": {"later": "yes"}}},
+                         headers={"content-type": "application/merge-patch+json"}).status_code == 200
+        bind(c.api, "default", "c", "node-a", seen=stale)
+        bound = c.api.get(r, "default", "c")
+        assert bound["metadata"]["labels"] == {"later": "yes"}
+        assert bound["spec"]["nodeName"] == "node-a"

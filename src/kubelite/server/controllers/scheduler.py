@@ -187,7 +187,7 @@ class Scheduler(Controller):
 
         meta = pod["metadata"]
         try:
-            bind(self.ctx.api, meta["namespace"], meta["name"], node_name, uid=meta.get("uid"))
+            bind(self.ctx.api, meta["namespace"], meta["name"], node_name, uid=meta.get("uid"), seen=pod)
         except StatusError as err:
             if err.code in (404, 409):
                 return  # gone, or bound by someone else meanwhile

@@ -281,11 +281,15 @@ def _bind(api, request, r, namespace: str, name: str, body: dict):
     return json_response(errors.success_status(code=201), status=201, request=request)
 
 
-def bind(api, namespace: str, name: str, node: str, *, uid: str | None = None, r=None):
+def bind(api, namespace: str, name: str, node: str, *, uid: str | None = None, r=None, seen: dict | None = None):
     """Assign the Pod to `node` as the binding REST does: once only, never a terminating Pod, and
-    the PodScheduled condition set True. The write's core.Result (its `obj`, the bound Pod)."""
+    the PodScheduled condition set True. The write's core.Result (its `obj`, the bound Pod).
+
+    `seen` is the Pod as the caller last decoded it (the scheduler's cache; never changed here):
+    when it is at the stored revision it is what the store holds, and the parts the binding
+    changes are copied from it rather than the stored Pod decoded again."""
     r = r or api.registry.lookup("", "v1", "pods")
-    pod = api.get(r, namespace, name)
+    pod = _current(api, r, namespace, name, seen)
     meta = pod.get("metadata") or {}
     if uid and meta.get("uid") != uid:
         raise errors.conflict("", "pods/binding", name,
@@ -298,6 +302,26 @@ def bind(api, namespace: str, name: str, node: str, *, uid: str | None = None, r
         raise errors.conflict("", "pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host")
     _set_scheduled(pod, api.clock.rfc3339())
     return api.set_node_name(r, pod, node)
+
+
+def _current(api, r, namespace: str, name: str, seen: dict | None) -> dict:
+    """The stored Pod, the caller's to change: `seen` with the parts a binding changes copied when
+    it is at the stored revision, else the stored object decoded."""
+    if seen is None:
+        return api.get(r, namespace, name)
+    kv = api.store.get(api.watch_prefix(r, namespace) + name)
+    if kv is None:
+        raise errors.not_found(r.group, r.resource, name)
+    if str(kv.mod_revision) != (seen.get("metadata") or {}).get("resourceVersion"):
+        return api.decode_event_object(r, kv)
+    pod = dict(seen)
+    for part in ("spec", "status"):
+        if isinstance(pod.get(part), dict):
+            pod[part] = dict(pod[part])
+    conditions = (pod.get("status") or {}).get("conditions")
+    if isinstance(conditions, list):
+        pod["status"]["conditions"] = [dict(c) if isinstance(c, dict) else c for c in conditions]
+    return pod
 
 
 def _set_scheduled(pod: dict, now: str) -> None:
