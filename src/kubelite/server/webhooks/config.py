@@ -2,7 +2,8 @@
 
 kube-apiserver's plugins read the configurations from an informer: sorted by name, each
 webhook with the API's defaults. Here the store is read again only when its revision moved
-(one range over the group), and the hooks rebuilt only when a configuration changed.
+(one range over the group, shared with the policies: GroupRead), and the hooks rebuilt only
+when a configuration changed.
 """
 from __future__ import annotations
 
@@ -50,28 +51,49 @@ def defaulted(webhook: dict, mutating: bool) -> dict:
     return out
 
 
-class Configurations:
-    """The hooks of the store's configurations: one range over the group when the store's
-    revision moved, and the hooks rebuilt only when a configuration changed."""
+class GroupRead:
+    """What the store holds under the group (webhook configurations, policies and their
+    bindings) as of its current revision: one range when the revision moved, shared by the
+    webhook configurations and the policies (a write looks at both)."""
 
     def __init__(self, store):
         self.store = store
+        self._lock = threading.Lock()
+        self._revision = -1
+        self._kvs: list = []
+
+    def read(self) -> tuple[int, list]:
+        """(the revision it was read at, the group's KVs)."""
+        revision = self.store.current_revision()
+        with self._lock:
+            if revision != self._revision:
+                self._kvs = self.store.range(_PREFIX).kvs
+                self._revision = revision
+            return revision, self._kvs
+
+
+class Configurations:
+    """The hooks of the store's configurations: read again (`group`) when the store's revision
+    moved, and the hooks rebuilt only when a configuration changed."""
+
+    def __init__(self, store, group: GroupRead | None = None):
+        self.store = store
+        self.group = group or GroupRead(store)
         self._lock = threading.Lock()
         self._revision = -1
         self._versions: tuple[tuple[str, int], ...] = ()
         self._hooks: dict[str, tuple[Hook, ...]] = {MUTATING: (), VALIDATING: ()}
 
     def hooks(self, resource: str) -> tuple[Hook, ...]:
-        revision = self.store.current_revision()
+        revision, kvs = self.group.read()
         with self._lock:
             if revision != self._revision:
-                self._refresh()
+                self._refresh(kvs)
                 self._revision = revision
             return self._hooks[resource]
 
-    def _refresh(self) -> None:
-        kvs = [kv for kv in self.store.range(_PREFIX).kvs
-               if kv.key.startswith((f"{_PREFIX}{MUTATING}/", f"{_PREFIX}{VALIDATING}/"))]
+    def _refresh(self, kvs: list) -> None:
+        kvs = [kv for kv in kvs if kv.key.startswith((f"{_PREFIX}{MUTATING}/", f"{_PREFIX}{VALIDATING}/"))]
         versions = tuple((kv.key, kv.mod_revision) for kv in kvs)
         if versions == self._versions:
             return

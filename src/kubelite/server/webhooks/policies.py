@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from kubelite.server import errors
 from kubelite.server.admission.validation_meta import selector_matches
-from kubelite.server.webhooks.config import GROUP
+from kubelite.server.webhooks.config import GROUP, GroupRead
 from kubelite.server.webhooks.matching import Attributes, _labels, _selector_empty, rule_matches
 from kubelite.server.webhooks.versions import to_version
 
@@ -75,8 +75,9 @@ class Source:
     its compiled evaluator; read again when the store's revision moved, a policy recompiled
     only when it changed."""
 
-    def __init__(self, store):
+    def __init__(self, store, group: GroupRead | None = None):
         self.store = store
+        self.group = group or GroupRead(store)  # the webhooks' read of the group, when given
         self._lock = threading.Lock()
         self._revision = -1
         self._versions: tuple = ()
@@ -84,16 +85,15 @@ class Source:
         self._evaluators: dict[str, tuple[int, Evaluator]] = {}
 
     def hooks(self) -> tuple[PolicyHook, ...]:
-        revision = self.store.current_revision()
+        revision, kvs = self.group.read()
         with self._lock:
             if revision != self._revision:
-                self._refresh()
+                self._refresh(kvs)
                 self._revision = revision
             return self._hooks
 
-    def _refresh(self) -> None:
-        kvs = [kv for kv in self.store.range(_PREFIX).kvs
-               if kv.key.startswith((f"{_PREFIX}{POLICIES}/", f"{_PREFIX}{BINDINGS}/"))]
+    def _refresh(self, kvs: list) -> None:
+        kvs = [kv for kv in kvs if kv.key.startswith((f"{_PREFIX}{POLICIES}/", f"{_PREFIX}{BINDINGS}/"))]
         versions = tuple((kv.key, kv.mod_revision) for kv in kvs)
         if versions == self._versions:
             return
@@ -244,7 +244,7 @@ class PolicyAdmission:
     def __init__(self, api, webhooks):
         self.api = api
         self.webhooks = webhooks
-        self.source = Source(api.store)
+        self.source = Source(api.store, webhooks.configurations.group)
 
     def active(self, attr: Attributes) -> bool:
         if attr.group == GROUP and attr.resource in _EXEMPT:
