@@ -104,3 +104,25 @@ def test_a_cluster_without_controllers_runs_nothing(tmp_path):
         assert client.post("/apis/apps/v1/namespaces/default/deployments", json=deployment).status_code == 201
         assert bare.settle()
         assert client.get("/apis/apps/v1/namespaces/default/replicasets").json()["items"] == []
+
+
+def test_the_controllers_cache_holds_what_decoding_the_store_gives(cluster, api):
+    """The manager takes the objects the server just wrote (core.decode_written) rather than
+    decoding their watch events again: what it caches is what the stored bytes decode to, key
+    order included, and what it was handed is used once."""
+    import json
+
+    assert api.post("/api/v1/namespaces/default/configmaps",
+                    json={"metadata": {"name": "w", "labels": {"a": "b"}}, "data": {"k": "v"}}).status_code == 201
+    assert api.patch("/api/v1/namespaces/default/configmaps/w", json={"data": {"k2": "v2"}},
+                     headers={"content-type": "application/merge-patch+json"}).status_code == 200
+    assert api.post("/api/v1/namespaces/default/pods", json={
+        "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}).status_code == 201
+    assert cluster.settle()
+    registry = cluster.api.registry
+    for resource, name in (("configmaps", "w"), ("pods", "p"), ("namespaces", "default")):
+        cached = cluster.manager.cache.get(resource, "" if resource == "namespaces" else "default", name)
+        stored = cluster.api.get(registry.lookup("", "v1", resource), "" if resource == "namespaces" else "default",
+                                 name)
+        assert json.dumps(cached) == json.dumps(stored)
+    assert cluster.api.written == {}

@@ -111,6 +111,7 @@ class Result:
 
 
 _GENERATE_NAME_ATTEMPTS = 8  # upstream's maxNameGenerationCreateAttempts
+_WRITTEN_LIMIT = 4096  # objects APIServer.written holds at most
 
 
 def _generated_name(prefix: str) -> str:
@@ -136,6 +137,10 @@ class APIServer:
         self._admission = admission
         self._fields = None
         self._webhooks = None
+        # What this server just wrote, by key: (revision, the object as encoded), for the
+        # controller manager, which would decode each write's watch event again (decode_written).
+        # None while no one reads it; the manager empties it as it goes.
+        self.written: dict | None = None
 
     # What only writes use is built at the first write: a command that only reads never imports it.
 
@@ -363,6 +368,7 @@ class APIServer:
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             try:
                 kv = self.store.create(self._key(r, meta.get("namespace", ""), name), self._encode(obj))
+                self._note_written(kv, obj)
                 break
             except KeyExists:
                 if requested or not meta.get("generateName") or attempt == _GENERATE_NAME_ATTEMPTS - 1:
@@ -548,6 +554,7 @@ class APIServer:
                 self._after_delete(r, new)
                 return Result(new, warnings=warnings)
             kv = self.store.update(key, self._encode(new), revision)
+            self._note_written(kv, new)
         except Conflict:
             raise _StorageConflict(errors.conflict(r.group, r.resource, meta["name"])) from None
         except NotFound:
@@ -570,6 +577,7 @@ class APIServer:
         try:
             kv = self.store.update(self._key(r, meta["namespace"], meta["name"]), self._encode(pod),
                                    int(meta["resourceVersion"]))
+            self._note_written(kv, pod)
         except Conflict:
             raise errors.conflict("", "pods/binding", meta["name"]) from None
         return Result(decode=lambda: self._decode(r, kv))
@@ -774,6 +782,37 @@ class APIServer:
 
     def decode_event_object(self, r, kv) -> dict:
         return self._decode(r, kv)
+
+    def decode_written(self, r, kv) -> dict:
+        """decode_event_object for the controller manager's watch, which shares what it decodes
+        with no one that changes it: the object this server encoded for the same key at the same
+        revision (the stored value, not changed since) is taken as _decode would rebuild it from
+        the bytes, rather than decoded again (the 1,000-replica rollout decoded ~4,000 events
+        it had just written, ~8% of its time). Anything else is decoded."""
+        written = self.written
+        noted = written.pop(kv.key, None) if written else None
+        if noted is None or noted[0] != kv.mod_revision:
+            return self._decode(r, kv)
+        obj = dict(noted[1])  # shared below the top and metadata with the written object, now the caller's
+        obj["apiVersion"] = r.api_version
+        obj["kind"] = r.kind
+        meta = obj.get("metadata")
+        obj["metadata"] = meta = dict(meta or {})
+        meta["resourceVersion"] = str(kv.mod_revision)
+        return _ordered(obj)
+
+    def forget_written(self, key: str) -> None:
+        """A watch event decode_written will not be asked for (its resource is not watched)."""
+        written = self.written
+        if written:
+            written.pop(key, None)
+
+    def _note_written(self, kv, obj: dict) -> None:
+        written = self.written
+        if written is not None:
+            if len(written) >= _WRITTEN_LIMIT:  # events the manager never saw (a closed watch)
+                written.clear()
+            written[kv.key] = (kv.mod_revision, obj)
 
     # -- strategies ------------------------------------------------------------------------------
 

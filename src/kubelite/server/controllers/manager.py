@@ -123,6 +123,7 @@ class ControllerManager:
             if self._watcher is not None:
                 self._watcher.close()
                 self._watcher = None
+            self.api.written = None
 
     def settle(self, timeout: float = 30.0) -> bool:
         """Reconcile until every write has been seen and no key is due; False if `timeout` ran out.
@@ -277,6 +278,8 @@ class ControllerManager:
     def _ensure_watching(self) -> None:
         if self._watcher is not None:
             return
+        if self.api.written is None:
+            self.api.written = {}  # what the API writes meanwhile, for _decode (core.decode_written)
         page = self.store.range(PREFIX)
         self._revision = page.revision
         for kv in page.kvs:
@@ -320,6 +323,7 @@ class ControllerManager:
     def _apply(self, event) -> None:
         rid = rid_of_key(event.kv.key)
         if rid is None or not self._wanted(rid):
+            self.api.forget_written(event.kv.key)
             return
         obj = self._decode(rid, event.kv)
         if obj is None:
@@ -354,7 +358,7 @@ class ControllerManager:
                 return None  # a custom resource whose definition this server does not serve (yet)
             self._resources[rid] = r
         try:
-            return self.api.decode_event_object(r, kv)
+            return self.api.decode_written(r, kv)
         except ValueError:
             log.warning("undecodable object at %s", kv.key)
             return None
