@@ -513,7 +513,9 @@ def main(argv: list[str]) -> None:
     order, typed = go_order(api_dir, machinery_dir, extensions_dir, ref, out["groups"])
     target = target.parent.parent.parent / "schema/data/go_field_order.json"
     target.parent.mkdir(exist_ok=True)
-    target.write_text(json.dumps(order, separators=(",", ":"), sort_keys=True) + "\n")
+    from kubelite.schema.goorder import dumps  # the layout its reader expects: a struct per line
+
+    target.write_text(dumps(order))
     print(f"{target}: {len(order['types'])} structs, {len(order['groups'])} group versions")
     target = target.parent / "go_json_types.json"
     target.write_text(json.dumps(typed, separators=(",", ":"), sort_keys=True) + "\n")

@@ -121,3 +121,27 @@ def test_schema_properties_are_maps_of_schemas():
     assert list(got) == ["name", "schema"]
     assert _pairs(got["schema"]["openAPIV3Schema"]["properties"]) == \
         '{"a":{"type":"integer"},"b":{"description":"d","type":"string"}}'
+
+
+DATA = pathlib.Path(goorder.__file__).parent / "data" / "go_field_order.json"
+
+
+def test_the_data_file_is_in_the_layout_its_reader_parses_lazily():
+    """The data file holds a struct per line (goorder.dumps): the reader parses a struct when a
+    command first orders one. Read whole or line by line, it is the same document."""
+    raw = DATA.read_bytes()
+    document = json.loads(raw)
+    assert goorder.dumps(document).encode() == raw
+    tables = goorder._load(raw)
+    assert all(isinstance(text, bytes) for text in tables.layouts._types.values())
+    assert tables.groups == document["groups"] and set(tables.layouts._types) == set(document["types"])
+    whole = goorder._Tables(document["groups"], document["types"])
+    for name in document["types"]:
+        assert tables.layouts[name] == whole.layouts[name], name
+
+
+def test_another_layout_of_the_same_document_still_loads():
+    document = json.loads(DATA.read_bytes())
+    tables = goorder._load(json.dumps(document, indent=1).encode())
+    name = "k8s.io.api.core.v1.Pod"
+    assert tables.layouts[name] == goorder._load(DATA.read_bytes()).layouts[name]
