@@ -1,9 +1,9 @@
 """The webhook configurations stored now, as the admission plugins see them.
 
 kube-apiserver's plugins read the configurations from an informer: sorted by name, each
-webhook with the API's defaults. Here the store is read again only when its revision moved
-(one range over the group, shared with the policies: GroupRead), and the hooks rebuilt only
-when a configuration changed.
+webhook with the API's defaults. Here the store is read again only when something in the group
+was written (the store's prefix_version of it; one range over the group, shared with the
+policies: GroupRead), and the hooks rebuilt only when a configuration changed.
 """
 from __future__ import annotations
 
@@ -53,43 +53,52 @@ def defaulted(webhook: dict, mutating: bool) -> dict:
 
 class GroupRead:
     """What the store holds under the group (webhook configurations, policies and their
-    bindings) as of its current revision: one range when the revision moved, shared by the
-    webhook configurations and the policies (a write looks at both)."""
+    bindings): one range when something in the group was written, shared by the webhook
+    configurations and the policies (a write looks at both). Whether something was is the
+    store's prefix_version of the group: one indexed look on SQLite, where a write elsewhere
+    (every other write of the cluster) leaves it as it was."""
 
     def __init__(self, store):
         self.store = store
         self._lock = threading.Lock()
-        self._revision = -1
+        self._version: object = None
         self._kvs: list = []
 
-    def read(self) -> tuple[int, list]:
-        """(the revision it was read at, the group's KVs)."""
-        revision = self.store.current_revision()
+    def version(self) -> object:
+        """The store's prefix_version of the group now."""
+        return self.store.prefix_version(_PREFIX)
+
+    def read(self, version: object = None) -> tuple[object, list]:
+        """(the version it was read at, the group's KVs); `version`: version() as the caller has
+        just read it (one look for a write's several questions)."""
+        if version is None:
+            version = self.version()
         with self._lock:
-            if revision != self._revision:
+            if version != self._version:
                 self._kvs = self.store.range(_PREFIX).kvs
-                self._revision = revision
-            return revision, self._kvs
+                self._version = version
+            return version, self._kvs
 
 
 class Configurations:
-    """The hooks of the store's configurations: read again (`group`) when the store's revision
-    moved, and the hooks rebuilt only when a configuration changed."""
+    """The hooks of the store's configurations: read again (`group`) when something in the
+    group was written, and the hooks rebuilt only when a configuration changed."""
 
     def __init__(self, store, group: GroupRead | None = None):
         self.store = store
         self.group = group or GroupRead(store)
         self._lock = threading.Lock()
-        self._revision = -1
+        self._version: object = None
         self._versions: tuple[tuple[str, int], ...] = ()
         self._hooks: dict[str, tuple[Hook, ...]] = {MUTATING: (), VALIDATING: ()}
 
-    def hooks(self, resource: str) -> tuple[Hook, ...]:
-        revision, kvs = self.group.read()
+    def hooks(self, resource: str, version: object = None) -> tuple[Hook, ...]:
+        """`version`: the group's version() as the caller has just read it."""
+        version, kvs = self.group.read(version)
         with self._lock:
-            if revision != self._revision:
+            if version != self._version:
                 self._refresh(kvs)
-                self._revision = revision
+                self._version = version
             return self._hooks[resource]
 
     def _refresh(self, kvs: list) -> None:

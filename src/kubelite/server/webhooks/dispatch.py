@@ -59,9 +59,12 @@ class WebhookAdmission:
             return False
         return self.configured()
 
-    def configured(self) -> bool:
-        """Whether any webhook is configured (none: no request needs looking at)."""
-        return bool(self.configurations.hooks(MUTATING) or self.configurations.hooks(VALIDATING))
+    def configured(self, version: object = None) -> bool:
+        """Whether any webhook is configured (none: no request needs looking at). `version`: the
+        group's version() as the caller has just read it."""
+        if version is None:
+            version = self.configurations.group.version()
+        return bool(self.configurations.hooks(MUTATING, version) or self.configurations.hooks(VALIDATING, version))
 
     # -- mutating --------------------------------------------------------------------------------
 

@@ -72,24 +72,25 @@ class PolicyHook:
 
 class Source:
     """The policies that have bindings, in name order, each with its bindings (name order) and
-    its compiled evaluator; read again when the store's revision moved, a policy recompiled
-    only when it changed."""
+    its compiled evaluator; read again when something in the group was written, a policy
+    recompiled only when it changed."""
 
     def __init__(self, store, group: GroupRead | None = None):
         self.store = store
         self.group = group or GroupRead(store)  # the webhooks' read of the group, when given
         self._lock = threading.Lock()
-        self._revision = -1
+        self._version: object = None
         self._versions: tuple = ()
         self._hooks: tuple[PolicyHook, ...] = ()
         self._evaluators: dict[str, tuple[int, Evaluator]] = {}
 
-    def hooks(self) -> tuple[PolicyHook, ...]:
-        revision, kvs = self.group.read()
+    def hooks(self, version: object = None) -> tuple[PolicyHook, ...]:
+        """`version`: the group's version() as the caller has just read it."""
+        version, kvs = self.group.read(version)
         with self._lock:
-            if revision != self._revision:
+            if version != self._version:
                 self._refresh(kvs)
-                self._revision = revision
+                self._version = version
             return self._hooks
 
     def _refresh(self, kvs: list) -> None:
@@ -251,9 +252,9 @@ class PolicyAdmission:
             return False
         return self.configured()
 
-    def configured(self) -> bool:
+    def configured(self, version: object = None) -> bool:
         """Whether any policy is bound (none: no request needs looking at)."""
-        return bool(self.source.hooks())
+        return bool(self.source.hooks(version))
 
     def validate(self, attr: Attributes) -> list[str]:
         """The policies' warnings; the first denial raised as kube-apiserver's StatusError."""

@@ -81,7 +81,8 @@ class WebhookStage:
             # scale writes are presented to webhooks as autoscaling/v1 Scale objects: not done;
             # a dry run without a user is the server's own look-ahead (RBAC escalation checks).
             return None
-        if not (self.admission.configured() or self.policies.configured()):
+        version = self.admission.configurations.group.version()  # one look at the store for both
+        if not (self.admission.configured(version) or self.policies.configured(version)):
             return None  # the common case: nothing to build the attributes for
         operation = operation or ("CREATE" if old is None else "UPDATE")
         meta = obj.get("metadata") or {}
