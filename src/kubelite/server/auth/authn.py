@@ -7,7 +7,6 @@ all make the request anonymous and authorization decides.
 """
 from __future__ import annotations
 
-import base64
 import io
 import os
 
@@ -145,6 +144,8 @@ class Authenticator:
         if secret is None or not self._still_exists("serviceaccounts", namespace, name, uid):
             return None
         stored = (secret.get("data") or {}).get("token", "")
+        import base64  # here: the in-process door authenticates nobody (struct with it, ~0.7 ms a command)
+
         try:
             stored = base64.b64decode(stored).decode()
         except (ValueError, UnicodeDecodeError):
