@@ -35,6 +35,25 @@ the handler called directly; figures from a machine at load average ~22 on 2 cor
   One process runs Python on one core (the GIL): --workers N (several processes on one store)
   is what puts the second core to work.
 
+Memory (issue 16: `kubelite serve` at most 150 MB per process after this bench's full load).
+The bench reads VmRSS of the serving process (and of its workers, with --workers) from /proc
+after the fill, right after the last cell (CREATE at 32 connections: whatever that load left,
+garbage included) and 3 s later, once server/memtrim.py has given freed heap back. Where it went
+(RSS after each cell, one run; tracemalloc snapshots in the server after the fill and after the
+load): 43 MB at start, 50 after the fill; the cells at 32 connections added most of the rest
+(GET +9, LIST +26, LIST as a Table +20, CREATE +22 MB). The largest holder left at the end was
+asyncio's TLS: each connection zero-filled a 256 KiB read buffer (SSLProtocol.max_size) and each
+read of decrypted data asked for 256 KiB before it was cut to the record; then the objects kept
+for LISTs and Tables (listcache, encodedtable), the ~9,000 ConfigMaps the CREATE cell adds (watch
+cache, the controllers' cache), and the heap of one malloc arena per request thread.
+  before (2da46a0): 164 and 164 MB after the load (158 and 149 3 s later), load 3-9.
+  64 KiB TLS reads (5b8a37c): 129 and 124 (128, 124), load 6-7.
+  and two malloc arenas (memtrim.ARENAS): 116 (112), load ~12; 114 (113) with MALLOC_ARENA_MAX=2
+      against 125 (123) without, the same tree, load 8-13.
+  What remains above the 50 MB after the fill comes with the cells at 32 connections (LIST
+  bodies of a megabyte, twice with TLS, and the heap they leave) and the created ConfigMaps; it
+  was not broken down further.
+
 Needs wrk (Debian package `wrk`); without it the bench says so and exits 0.
 """
 from __future__ import annotations
