@@ -1,8 +1,8 @@
 """Requests in flight (server/traffic.py): the controllers of a served cluster give way to them.
 
 What is checked: the count through the ASGI app (a request counts while it is answered, an open
-watch does not hold it), that a waiting controller is released when the last request ends and
-waits no longer than its bound, and that the background manager waits while a request is in
+watch does not hold it), that a waiting controller is released a little while (GRACE) after the
+last request ends and waits no longer than its bound, and that the background manager waits while a request is in
 flight and not otherwise.
 """
 from __future__ import annotations
@@ -52,6 +52,23 @@ def test_a_waiter_gives_up_after_its_bound():
     assert traffic.wait_quiet(0.01) is False
     assert time.monotonic() - started >= 0.01
     assert traffic.in_flight == 1
+
+
+def test_quiet_only_a_little_while_after_the_last_request_ended(monkeypatch):
+    # A client keeping requests in flight has none for a moment between an answer and its next
+    # request: that moment is not quiet. (The clock is the test's: no waiting on the real one.)
+    from kubelite.server import traffic as module
+
+    now = [100.0]
+    monkeypatch.setattr(module.time, "monotonic", lambda: now[0])
+    traffic = Traffic()
+    assert traffic.wait_quiet(0) is True
+    traffic.enter()
+    traffic.leave()
+    now[0] += module.GRACE / 2
+    assert traffic.wait_quiet(0) is False
+    now[0] += module.GRACE
+    assert traffic.wait_quiet(0) is True
 
 
 def _asgi_get(app, path: str, query: str = "", stop_after_head: bool = False):

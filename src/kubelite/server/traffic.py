@@ -7,19 +7,26 @@ threads several times). kube-apiserver and kube-controller-manager run side by s
 their own; here the controllers wait, between two reconciliations, while a request is in flight,
 for at most a bound, so that they still progress under a load that never stops.
 
+Quiet means no request in flight for a little while (GRACE), not the moment the last one ends: a
+client that keeps a few requests in flight (apply -f) has none in flight for a moment between two
+of its answers and its next requests, and a reconciliation that starts then holds those up.
+
 Streams (watches, logs that follow) count only until their answer starts: a client watching must
 not hold the controllers back.
 """
 from __future__ import annotations
 
 import threading
+import time
 
 COURTESY = 0.02  # the longest a controller waits for the requests in flight to finish
+GRACE = 0.003  # how long no request must have been in flight for the API to be quiet
 
 
 class Traffic:
     def __init__(self):
         self._in_flight = 0
+        self._ended = float("-inf")  # when the last request in flight ended (time.monotonic)
         self._quiet = threading.Condition(threading.Lock())
 
     def enter(self) -> None:
@@ -31,6 +38,7 @@ class Traffic:
             self._in_flight -= 1
             if self._in_flight <= 0:
                 self._in_flight = 0
+                self._ended = time.monotonic()
                 self._quiet.notify_all()
 
     @property
@@ -38,8 +46,19 @@ class Traffic:
         return self._in_flight
 
     def wait_quiet(self, timeout: float = COURTESY) -> bool:
-        """Block while requests are in flight, at most `timeout`; True if none is."""
-        if self._in_flight == 0:  # the usual case, without the lock
+        """Block until no request has been in flight for GRACE, at most `timeout`; True if so."""
+        now = time.monotonic()
+        if self._in_flight == 0 and now - self._ended >= GRACE:  # the usual case, without the lock
             return True
+        deadline = now + timeout
         with self._quiet:
-            return self._quiet.wait_for(lambda: self._in_flight == 0, timeout)
+            while True:
+                now = time.monotonic()
+                if self._in_flight == 0 and now - self._ended >= GRACE:
+                    return True
+                if now >= deadline:
+                    return False
+                wait = deadline - now
+                if self._in_flight == 0:
+                    wait = min(wait, self._ended + GRACE - now)
+                self._quiet.wait(wait)
