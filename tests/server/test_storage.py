@@ -434,6 +434,17 @@ def test_compaction_keeps_previous_values_of_later_deletes(store):
     watcher.close()
 
 
+def test_revisions_are_the_range_without_the_values(store):
+    a = store.create(pod("a"), b"1")
+    store.create(pod("b"), b"1")
+    store.create("/registry/other/x", b"1")
+    store.update(pod("a"), b"2", a.mod_revision)
+    store.delete(pod("b"))
+    store.create(pod("c"), b"1")
+    assert store.revisions(PODS) == [(kv.key, kv.mod_revision) for kv in store.range(PODS).kvs]
+    assert [key for key, _ in store.revisions(PODS)] == [pod("a"), pod("c")]
+
+
 def test_prefix_version_is_never_again_what_it_was_before_a_write_under_the_prefix(store):
     """Equal versions mean nothing under the prefix was written in between (what the RBAC
     policy is read again by), compactions included: one that drops a delete's rows must not bring

@@ -112,14 +112,19 @@ class ClusterAdmission:
 
         Every Service created reads all the others, so what a stored value holds is kept under
         its key and mod_revision (the same bytes while those are the same): creating n Services
-        decoded n²/2 of them before. The range itself is read each time, so a Service written or
-        deleted through another server is seen."""
+        decoded n²/2 of them before. The keys and their revisions are read each time (not the
+        values: only those that changed are), so a Service written or deleted through another
+        server is seen."""
+        store = self.api.store
         held = {}
-        for kv in self.api.store.range(_SERVICES).kvs:
-            entry = self._held.get(kv.key)
-            if entry is None or entry[0] != kv.mod_revision:
+        for key, revision in store.revisions(_SERVICES):
+            entry = self._held.get(key)
+            if entry is None or entry[0] != revision:
+                kv = store.get(key)
+                if kv is None:
+                    continue  # deleted since
                 entry = (kv.mod_revision, *_holdings(json.loads(kv.value)))
-            held[kv.key] = entry
+            held[key] = entry
         self._held = held
         return [(ips, ports) for _, uid, ips, ports in held.values() if not (own_uid and uid == own_uid)]
 

@@ -141,6 +141,12 @@ class Store(abc.ABC):
         FutureRevision above the current revision.
         """
 
+    def revisions(self, prefix: str) -> list[tuple[str, int]]:
+        """(key, mod_revision) of every key under ``prefix`` now, in key order: for a reader that
+        keeps what it derived from each value and reads again only the values that changed.
+        Backends answer without reading the values where they can; this default ranges."""
+        return [(kv.key, kv.mod_revision) for kv in self.range(prefix).kvs]
+
     def count(self, prefix: str, *, start_after: str | None = None, revision: int = 0) -> int:
         """How many keys ``range`` would return without a limit (a list's remainingItemCount).
 

@@ -302,6 +302,13 @@ class SQLiteStore(Store):
         kvs = [KV(r[0], r[3], r[1], r[2]) for r in (rows[:limit] if more else rows)]
         return RangeResult(kvs, more, at)
 
+    def revisions(self, prefix: str) -> list[tuple[str, int]]:
+        check_prefix(prefix)
+        where, params = _key_bounds("key", prefix, None)
+        with self._sqlite_errors():
+            return self._conn().execute(
+                f"SELECT key, revision FROM live WHERE 1{where} ORDER BY key", params).fetchall()
+
     def count(self, prefix: str, *, start_after: str | None = None, revision: int = 0) -> int:
         check_prefix(prefix)
         check_start_after(start_after)
