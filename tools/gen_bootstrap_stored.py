@@ -30,7 +30,6 @@ def stored_objects() -> list[dict]:
     """Each bootstrap object as the create path stores it on a new store, uid and times set to
     UID and TIME (a fake clock's)."""
     import datetime
-    import uuid
     from unittest import mock
 
     from kubelite.server.auth import bootstrap
@@ -43,7 +42,7 @@ def stored_objects() -> list[dict]:
     store = open_store("memory://")
     try:
         api = APIServer(store, Registry(), clock=FakeClock(start))
-        with mock.patch("uuid.uuid4", return_value=uuid.UUID(UID)):  # the uid each create gives
+        with mock.patch("kubelite.uuids.uuid4", return_value=UID):  # the uid each create gives
             bootstrap.ensure_policy(api, prepared=False)
         out = []
         for resource, name in bootstrap.written():

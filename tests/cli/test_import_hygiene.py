@@ -114,6 +114,17 @@ def test_a_write_without_webhooks_loads_no_webhook_caller_nor_ssl(tmp_path):
                                       "asyncio")) == []
 
 
+def test_a_write_waking_the_controllers_loads_neither_logging_nor_uuid(tmp_path):
+    """A first write wakes the controllers (leader election, the simulated kubelet, the object's
+    uid): nothing is logged and nobody configured logging, uids and the leader's identity are
+    random text, so logging, uuid (with platform) and socket stay out."""
+    assert probe(tmp_path, "get", "ns")["code"] == 0
+    result = probe(tmp_path, "create", "configmap", "c", "--from-literal=a=b")
+    assert result["code"] == 0 and result["stdout"] == "configmap/c created\n"
+    assert "kubelite.server.controllers.manager" in result["modules"]  # (the controllers did wake)
+    assert loaded(result["modules"], ("logging", "uuid", "platform", "socket")) == []
+
+
 def test_get_yaml_still_loads_the_yaml_printer(tmp_path):
     """The guard above is not vacuous: the modules it forbids do load when a command needs them."""
     result = probe(tmp_path, "get", "ns", "default", "-o", "yaml")

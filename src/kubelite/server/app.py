@@ -5,10 +5,10 @@ Everything below the ASGI boundary is shared, so there is one code path per oper
 """
 from __future__ import annotations
 
-import os
 import time
 
 from kubelite.godepth import allow_go_depth
+from kubelite.uuids import uuid4
 from kubelite.server.auth.gate import Gate
 from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large, timeout
 from kubelite.server.handlers.http import (
@@ -289,12 +289,7 @@ def _error_response(err: StatusError, request: Request | None) -> Response:
 
 
 def _audit_id() -> bytes:
-    """A random (version 4) UUID's text, as str(uuid.uuid4()) writes it, without uuid's import."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = raw[6] & 0x0F | 0x40
-    raw[8] = raw[8] & 0x3F | 0x80
-    text = raw.hex()
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}".encode()
+    return uuid4().encode()
 
 
 def _base_headers(content_type: str, extra) -> list[tuple[bytes, bytes]]:

@@ -337,9 +337,9 @@ class APIServer:
             self._require_namespace(r, meta["namespace"], name)
         for transient in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(transient, None)
-        import uuid
+        from kubelite.uuids import uuid4
 
-        meta["uid"] = str(uuid.uuid4())
+        meta["uid"] = uuid4()
         meta["creationTimestamp"] = self.clock.rfc3339()
         obj = self._prepare_create(r, obj, copy=False)  # _check_body's copy: defaulted in place
         obj, warnings = self.webhooks.mutating(r, obj, None, opts, requested_name=requested)

@@ -116,14 +116,14 @@ def _new_store(api) -> bool:
 def _write_prepared(api) -> None:
     """The prepared objects, each with a uid of its own and now as its creation and field time,
     stored as the create path would store them (the Kubernetes order of their keys kept)."""
-    import uuid
+    from kubelite.uuids import uuid4
 
     from kubelite.server.storage.errors import KeyExists
 
     now = api.clock.rfc3339()
     for obj in json.loads(STORED.read_text()):
         meta = obj["metadata"]
-        meta["uid"] = str(uuid.uuid4())
+        meta["uid"] = uuid4()
         meta["creationTimestamp"] = now
         meta["managedFields"][0]["time"] = now
         key = f"/registry/{GROUP}/{RESOURCES[obj['kind']]}/{meta['name']}"

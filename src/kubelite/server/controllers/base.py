@@ -8,16 +8,19 @@ later is queued with `queue.add_after`. Objects from the cache are shared: copy 
 """
 from __future__ import annotations
 
-from kubelite.jsoncopy import clone
 import json
-import logging
 from collections import OrderedDict
-from typing import Any, Callable
 
+from kubelite.jsoncopy import clone
+from kubelite.lazylog import LazyLogger
 from kubelite.server.controllers.queue import WorkQueue
 from kubelite.server.errors import StatusError
 
-log = logging.getLogger("kubelite.controllers")
+TYPE_CHECKING = False  # typing for annotations only: its import was ~2 ms of a command waking the controllers
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+log = LazyLogger("kubelite.controllers", quiet=True)  # every controller module's
 
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"

@@ -15,11 +15,8 @@ Queue keys are "<resource id>|<object key>" (the GC reconciles objects of every 
 """
 from __future__ import annotations
 
-import logging
-
 from kubelite.server.controllers.base import MERGE, Controller, object_key, split_key
 
-log = logging.getLogger("kubelite.controllers")
 
 ORPHAN = "orphan"
 FOREGROUND = "foregroundDeletion"

@@ -24,7 +24,6 @@ What the containers "print" is served by pods/log (handlers/pods.py, server/podl
 from __future__ import annotations
 
 import functools
-import hashlib
 import ipaddress
 from collections import Counter
 
@@ -42,11 +41,15 @@ _TERMINAL = ("Succeeded", "Failed")
 
 
 def container_id(pod: dict, container: str) -> str:
+    import hashlib  # here: a command waking the controllers often starts no container (~1 ms)
+
     seed = f"{(pod.get('metadata') or {}).get('uid')}/{container}"
     return "containerd://" + hashlib.sha256(seed.encode()).hexdigest()
 
 
 def image_id(image: str) -> str:
+    import hashlib
+
     return f"{image}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
 
 

@@ -18,17 +18,13 @@ work to that server's controllers.
 """
 from __future__ import annotations
 
-import logging
-import socket
-import uuid
+import os
 from dataclasses import dataclass
 
 from kubelite.server.clock import parse_time
-from kubelite.server.controllers.base import ApiClient
+from kubelite.server.controllers.base import ApiClient, log
 from kubelite.server.errors import StatusError
 from kubelite.server.storage.errors import StorageError
-
-log = logging.getLogger("kubelite.controllers")
 
 LEASES = "coordination.k8s.io/leases"
 NAMESPACE = "kube-system"
@@ -53,7 +49,13 @@ class ElectionTimes:
 
 def new_identity() -> str:
     """hostname_uuid, the form kube-controller-manager gives its holderIdentity."""
-    return f"{socket.gethostname()}_{uuid.uuid4()}"
+    from kubelite.uuids import uuid4
+
+    if hasattr(os, "uname"):  # socket.gethostname() without socket's import
+        return f"{os.uname().nodename}_{uuid4()}"
+    import socket
+
+    return f"{socket.gethostname()}_{uuid4()}"
 
 
 class LeaderElector:
@@ -62,12 +64,19 @@ class LeaderElector:
         self.client = ApiClient(api, MANAGER)
         self.clock = clock
         self.campaign = campaign
-        self.identity = identity or new_identity()
+        self._identity = identity
         self.times = (times or ElectionTimes()).check()
         self.leading = False
         self._next = None  # clock time of the next attempt; None: at once
         self._renewed = None  # clock time of the last successful acquire/renew
         self._seen = None  # (resourceVersion, clock time it was first seen) of the Lease record
+
+    @property
+    def identity(self) -> str:
+        """This candidate's holderIdentity, made when first needed: an observer rarely needs one."""
+        if self._identity is None:
+            self._identity = new_identity()
+        return self._identity
 
     def due(self) -> float | None:
         """Seconds (cluster clock) until the next attempt; 0 when due."""

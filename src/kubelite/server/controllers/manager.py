@@ -13,18 +13,12 @@ leads (leader.py: a campaigning `kubelite serve`, or an embedded command that fi
 from __future__ import annotations
 
 import gc
-import logging
 import threading
 import time
 
-from kubelite.server.controllers.base import Cache, ControllerContext, object_key
+from kubelite.server.controllers.base import Cache, ControllerContext, log, object_key
 from kubelite.server.errors import StatusError
 from kubelite.server.storage.errors import StorageError
-
-log = logging.getLogger("kubelite.controllers")
-# A library's logger: shown where the application configures logging (`kubelite serve`, pytest),
-# never on an embedded command's stderr through Python's last-resort handler.
-log.addHandler(logging.NullHandler())
 
 PREFIX = "/registry/"
 # A controller with a backlog of _BACKLOG keys reconciles up to _TURN of them in a row, as

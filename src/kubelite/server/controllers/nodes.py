@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
 
 from kubelite.server.controllers.base import MERGE, STRATEGIC, Controller
 from kubelite.server.errors import StatusError
@@ -75,6 +74,8 @@ def pod_cidr(index: int) -> str:
 
 
 def _uuid_like(seed: str) -> str:
+    import hashlib  # here: a command waking the controllers seldom makes a node (~1 ms)
+
     h = hashlib.sha256(seed.encode()).hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 

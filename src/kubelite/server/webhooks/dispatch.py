@@ -11,14 +11,14 @@ whose sideEffects are not None/NoneOnDryRun.
 from __future__ import annotations
 
 import json
-import logging
 
+from kubelite.lazylog import LazyLogger
 from kubelite.server import errors
 from kubelite.server.webhooks.config import GROUP, MUTATING, VALIDATING, Configurations
 from kubelite.server.webhooks.matching import Attributes, Matcher
 from kubelite.server.webhooks.versions import to_version
 
-log = logging.getLogger("kubelite.server.webhooks")
+log = LazyLogger("kubelite.server.webhooks")  # logging imported at the first message
 
 # Never sent to webhooks, so that a broken webhook cannot lock its own configuration in.
 _EXEMPT_KINDS = frozenset({"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",

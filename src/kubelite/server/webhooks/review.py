@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import uuid
 
 from kubelite.schema.goorder import as_served
 from kubelite.server.admissionrequest import request_fields
@@ -34,7 +33,9 @@ def request(uid: str, attr, invocation, obj: dict | None, old: dict | None) -> d
 
 
 def new_uid() -> str:
-    return str(uuid.uuid4())
+    from kubelite.uuids import uuid4
+
+    return uuid4()
 
 
 def verify(uid: str, review, mutating: bool) -> dict:
