@@ -130,7 +130,15 @@ with other jobs; the figures move with the load, the shares do not):
     and the pattern's share (~3-7 ms CPU); it still sits ~10 ms above kubectl's time against serve:
     the server's ~75 modules (the app, core, storage with sqlite3, handlers, printers: ~12 ms, no
     one of them above ~0.8 ms) and opening and closing SQLite (~1.5 ms each: the last connection's
-    close checkpoints and removes the write-ahead log).
+    close checkpoints and removes the write-ahead log). This bench on a quiet machine (load ~1.4)
+    at 3c33b16, median of 11: `get ns` against serve 52.5 ms wall, 48.4 CPU (kubectl 54.2 / 56.3),
+    `get pods -o yaml` 51.8 / 49.6 (kubectl 53.5 / 58.0), embedded `get ns` 67.3 / 65.7, embedded
+    `get pods -o yaml` 78.7 / 76.9, `apply -f one.yaml` 108.2 against serve (kubectl 139.2) and
+    101.1 embedded. A command that finds the simulated kubelet's Lease due (more than 10 s after
+    the last) no longer imports logging (a quiet logger drops what nobody configured logging to
+    see), uuid with platform, socket or hashlib: CPU 151.9 -> 144.9 ms (medians of 6, load ~6);
+    what remains there is the controllers' modules (dataclasses with inspect, ~6 ms), the write
+    path's (admission with typing, webhooks, managedFields) and the two settles.
 
 Install: with PYTHONDONTWRITEBYTECODE set (as on this machine) an editable install never writes
 byte code, so every run compiles each module it imports; run `python -m compileall -q src` after

@@ -16,7 +16,7 @@ from kubelite.lazylog import LazyLogger
 from kubelite.server.controllers.queue import WorkQueue
 from kubelite.server.errors import StatusError
 
-TYPE_CHECKING = False  # typing for annotations only: its import was ~2 ms of a command waking the controllers
+TYPE_CHECKING = False  # typing for annotations only, as in the modules a read loads
 if TYPE_CHECKING:
     from typing import Any, Callable
 
