@@ -96,15 +96,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _collect_later() -> None:
-    """The cyclic collector waits for 100,000 new objects instead of 700. A command's start
+    """The cyclic collector waits for gcpace.YOUNG new objects instead of 700. A command's start
     creates ~26,000 that live until it ends (modules, classes, functions; on the embedded cluster
     its registry and handlers) and almost no cycles to free: with the default, `get ns` on the
     embedded cluster collected 37 times (~5 ms, a tenth of the command) and 74 times (~60 ms
     under load) when the controllers woke, for a few hundred objects in all. A short command now
     ends before the first collection; a long one collects as before, in fewer, larger passes."""
-    import gc
+    from kubelite import gcpace
 
-    gc.set_threshold(100_000, *gc.get_threshold()[1:])
+    gcpace.wait_longer()
 
 
 def _root(argv: list[str], rest: list[str]) -> int:

@@ -31,6 +31,8 @@ Writing, byte for byte as kubectl prints::
     to_json(obj) -> str          # kubectl ... -o json
     as_list(objs) -> dict        # what -o yaml/json prints for several objects
 """
+from kubelite.lazyexports import exports
+
 # The names below are loaded on first use (PEP 562): importing one submodule, such as
 # kubelite.manifest.name for `kubelite get`, must not pull in YAML and every reader.
 _EXPORTS = {
@@ -47,17 +49,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = exports(__name__, _EXPORTS, globals())

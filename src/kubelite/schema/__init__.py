@@ -7,23 +7,15 @@ kustomize's `openapi:` field, apimachinery's test schema).
 """
 from __future__ import annotations
 
+from kubelite.lazyexports import exports
+
 # Each name is imported when first asked for: goorder and gojson (every served answer) come
 # through this package, and the definitions' modules are a write's or a patch's to load.
 _HOMES = {"ANY": "model", "Schema": "model", "Definitions": "openapi", "from_openapi": "openapi",
           "DEFAULT_VERSION": "builtin", "available_versions": "builtin", "builtin_definitions": "builtin",
           "for_kind": "builtin"}
 
-
-def __getattr__(name: str):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
+__getattr__, __dir__ = exports(__name__, _HOMES, globals())
 
 __all__ = [
     "ANY",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from kubelite.godepth import allow_go_depth
+from kubelite.lazylog import LazyLogger
 from kubelite.uuids import uuid4
 from kubelite.server.auth.gate import Gate
 from kubelite.server.errors import StatusError, internal_error, method_not_allowed, request_entity_too_large, timeout
@@ -24,12 +25,7 @@ from kubelite.server.handlers.http import (
 from kubelite.server.routing import Query, parse_request
 from kubelite.server.storage.errors import StorageError
 
-
-def _log():
-    import logging  # when there is something to say: a short command never imports it
-
-    return logging.getLogger("kubelite.server")
-
+log = LazyLogger("kubelite.server")  # logging imported when there is something to say
 
 MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
 REQUEST_TIMEOUT = 60.0  # kube-apiserver's --request-timeout for requests that are not watches
@@ -155,15 +151,15 @@ class App:
         except StatusError as err:
             return _error_response(err, request)
         except StorageError as err:  # the store failed (etcd unreachable): kube-apiserver's InternalError
-            _log().warning("%s %s: storage: %s", request.method, request.path, err)
+            log.warning("%s %s: storage: %s", request.method, request.path, err)
             return _error_response(internal_error(str(err)), request)
         except TimeoutError:  # asyncio.timeout's (asyncio.TimeoutError is TimeoutError since Python 3.11)
-            _log().warning("%s %s did not complete within %ss", request.method, request.path, limit)
+            log.warning("%s %s did not complete within %ss", request.method, request.path, limit)
             err = timeout("request did not complete within requested timeout - context deadline exceeded")
             err.has_details = True  # NewTimeoutError always sends details, here empty
             return _error_response(err, request)
         except Exception:  # a bug: answered as a Go panic is, the detail only in the log
-            _log().exception("internal error serving %s %s", request.method, request.path)
+            log.exception("internal error serving %s %s", request.method, request.path)
             return text_response(PANIC_MESSAGE, status=500)
 
     def _deadline(self, request: Request) -> float:

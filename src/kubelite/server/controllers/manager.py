@@ -16,6 +16,7 @@ import gc
 import threading
 import time
 
+from kubelite import gcpace
 from kubelite.server.controllers.base import Cache, ControllerContext, log, object_key
 from kubelite.server.errors import StatusError
 from kubelite.server.storage.errors import StorageError
@@ -29,7 +30,6 @@ PREFIX = "/registry/"
 _BACKLOG = 16
 _TURN = 64
 _IDLE_WAIT = 1.0  # longest background wait when nothing is due (the fake clock may be moved)
-_SETTLE_GC_THRESHOLD = 100_000  # new objects between the cyclic collector's passes while settling
 
 
 def rid_of_key(key: str) -> str | None:
@@ -129,15 +129,12 @@ class ControllerManager:
         the settle made is collected as before; the rest is collected after it, as usual. Not when
         something in the process froze objects already (`kubelite serve` freezes its start for good).
 
-        The collector also waits for _SETTLE_GC_THRESHOLD new objects rather than 700 (as the CLI
+        The collector also waits for gcpace.YOUNG new objects rather than 700 (as the CLI
         has it for a whole command, cli/main.py): the settle's writes make few cycles, and every
         tenth young collection walked all that the settle had cached (1,000 pods: 254 young, 23
         middle and 2 full collections, ~0.10 s of a 1.7 s rollout; after, 1 collection, ~0.02 s).
         """
-        threshold = gc.get_threshold()
-        raised = threshold[0] < _SETTLE_GC_THRESHOLD
-        if raised:
-            gc.set_threshold(_SETTLE_GC_THRESHOLD, *threshold[1:])
+        paced = gcpace.wait_longer()
         frozen = not gc.get_freeze_count()
         if frozen:
             gc.freeze()
@@ -146,8 +143,7 @@ class ControllerManager:
         finally:
             if frozen:
                 gc.unfreeze()
-            if raised and gc.get_threshold()[0] == _SETTLE_GC_THRESHOLD:
-                gc.set_threshold(*threshold)
+            gcpace.restore(paced)
 
     def _settle(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
