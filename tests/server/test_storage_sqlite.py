@@ -76,12 +76,18 @@ def finish(proc: subprocess.Popen) -> list[int]:
     return [int(r) for r in out.split()]
 
 
+def _journal_mode(path, new: str | None = None) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("PRAGMA journal_mode" + (f"={new}" if new else "")).fetchone()[0]
+    finally:
+        conn.close()
+
+
 def test_file_is_in_wal_mode_with_full_sync(tmp_path):
     path = tmp_path / "state.db"
     SQLiteStore(path).close()
-    conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    conn.close()
+    assert _journal_mode(path) == "wal"
 
 
 def test_restart_keeps_objects_history_and_revision(tmp_path):
@@ -368,6 +374,41 @@ def test_commits_wait_for_no_disk_until_durable_is_asked_for(tmp_path, monkeypat
     store.create("/registry/pods/default/c", b"3")
     store.close()  # what nobody waited for is synced at close
     assert len(synced) == 2
+
+
+def test_reopening_a_store_writes_nothing_and_syncs_nothing(tmp_path, monkeypatch):
+    # Every embedded command opens the store: an existing one is read, not written to.
+    path = tmp_path / "state.db"
+    SQLiteStore(path).close()
+    synced = _counting_syncs(monkeypatch)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process writing: an open that wanted to write would wait
+    try:
+        store = SQLiteStore(path)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert store.current_revision() == 1
+    store.close()
+    assert synced == []
+
+
+def test_reopening_a_store_in_another_journal_mode_puts_it_back_in_wal(tmp_path):
+    path = tmp_path / "state.db"
+    SQLiteStore(path).close()
+    assert _journal_mode(path, "DELETE") == "delete"
+    SQLiteStore(path).close()
+    assert _journal_mode(path) == "wal"
+
+
+def test_a_store_of_another_schema_version_is_refused(tmp_path):
+    path = tmp_path / "state.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("UPDATE meta SET value = 99 WHERE name = 'schema_version'")
+    conn.close()
+    with pytest.raises(StorageError, match="schema version 99"):
+        SQLiteStore(path)
 
 
 def test_writers_that_wait_together_share_one_sync(tmp_path, monkeypatch):

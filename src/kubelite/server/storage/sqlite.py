@@ -122,6 +122,8 @@ class SQLiteStore(Store):
 
     def _initialize(self) -> None:
         conn = self._conn()
+        if self._ready(conn):
+            return
         with self._sqlite_errors():
             # Pages compaction frees go back to the file system (takes effect in a new database).
             conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
@@ -138,6 +140,20 @@ class SQLiteStore(Store):
                     f"{self.path}: storage schema version {version} is not supported "
                     f"(this kubelite reads version {SCHEMA_VERSION})"
                 )
+
+    @staticmethod
+    def _ready(conn: sqlite3.Connection) -> bool:
+        """Whether the file already is a WAL database of this schema version: two reads. Every
+        command of the embedded cluster opens the store; the schema's write transaction took the
+        write lock (waiting behind another process's writes) and left a commit for close() to
+        fsync, though it changed nothing."""
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                return False
+            row = conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
+        except sqlite3.Error:  # no meta table yet (a new file), or not a database: the full path says
+            return False
+        return row is not None and row[0] == SCHEMA_VERSION
 
     def _conn(self) -> sqlite3.Connection:
         if self._closed:
