@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from kubelite.client.inorder import SaidAside, in_order, independent, workers_for
+from kubelite.client.inorder import Ready, SaidAside, in_order, independent, workers_for
 
 BARRIER_SECONDS = 30  # a bound on a loaded machine, not an expected time
 LINGER_SECONDS = 0.02
@@ -131,6 +131,56 @@ def test_what_work_says_side_by_side_is_said_in_the_order_of_the_items():
     assert heard == ["from a", "result a", "from b", "result b"]
     say("outside any work")
     assert heard[-1] == "outside any work"
+
+
+def test_ahead_runs_on_the_calling_thread_and_only_what_it_leaves_goes_to_a_worker():
+    caller, threads = threading.get_ident(), {}
+
+    def ahead(item):
+        threads[item] = threading.get_ident()
+        if item.startswith("same"):
+            return Ready(f"{item} unchanged")
+        return lambda: (threads.__setitem__(item + " write", threading.get_ident()), f"{item} written")[1]
+
+    items = ["same1", "new1", "same2", "new2", "same3"]
+    pairs = list(in_order(items, lambda item: pytest.fail("work is not called for an item run ahead"),
+                          workers=2, alone=lambda item: False, ahead=ahead))
+    assert [(item, future.result()) for item, future in pairs] == [
+        ("same1", "same1 unchanged"), ("new1", "new1 written"), ("same2", "same2 unchanged"),
+        ("new2", "new2 written"), ("same3", "same3 unchanged")]
+    assert all(threads[item] == caller for item in items)
+    assert threads["new1 write"] != caller and threads["new2 write"] != caller
+
+
+def test_ahead_keeps_no_more_writes_in_flight_than_the_workers():
+    tracker = Tracker()
+    items = [(f"w{i}", None) for i in range(12)]
+    results = _results(in_order(items, tracker, workers=3, alone=lambda item: False,
+                                ahead=lambda item: lambda: tracker(item)))
+    assert results == [(f"w{i}", f"W{i}") for i in range(12)]
+    assert max(started for started, _ in tracker.seen.values()) <= 3
+
+
+def test_ahead_waits_for_an_item_of_the_same_key_before_planning_the_next():
+    # the second object of one name is read and planned only after the first one's write finished
+    order = []
+
+    def write(name):
+        threading.Event().wait(LINGER_SECONDS)  # widens the window a wrong order shows in
+        order.append(f"write {name}")
+        return name
+
+    def ahead(item):
+        order.append(f"plan {item[0]}")
+        return lambda: write(item[0])
+
+    items = [("a", "k"), ("b", None), ("c", "k")]
+    results = [future.result() for _, future in in_order(
+        items, lambda item: order.append(f"alone {item[0]}") or item[0], workers=2,
+        alone=lambda item: False, key=lambda item: item[1], ahead=ahead)]
+    assert results == ["a", "b", "c"]
+    c_began = next(i for i, step in enumerate(order) if step in ("plan c", "alone c"))
+    assert order.index("write a") < c_began
 
 
 @pytest.mark.parametrize("api_version,kind,expected", [

@@ -69,5 +69,29 @@ def test_strings_are_quoted_as_go_json(text):
     assert go.marshal(text) == f'"{expected}"'
 
 
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**64, max_value=2**64)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.sampled_from([chr(i) for i in range(0x80)] + ["\u2028", "\u2029", "é", "😀"]),
+              max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=20)
+
+
+@given(_json_values)
+@settings(max_examples=500, deadline=None)
+def test_marshal_writes_every_document_as_the_walk_does(value):
+    # the C encoder's fast way (plain documents) and the walk (Go's floats, wide integers, \b \f)
+    # agree: the walk is what the tests above hold to Go's encoding/json
+    assert go.marshal(value) == go._marshal_walk(value)
+
+
+def test_marshal_of_a_document_deeper_than_the_encoders_recursion():
+    value: object = "x"
+    for _ in range(5000):
+        value = [value]
+    assert go.marshal(value) == "[" * 5000 + '"x"' + "]" * 5000
+
+
 def test_decoded_capacity_follows_append_growth():
     assert [go.decoded_capacity(n) for n in (0, 1, 2, 3, 5, 9, 200, 257)] == [0, 1, 2, 4, 8, 16, 256, 512]

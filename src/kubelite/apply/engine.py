@@ -148,13 +148,21 @@ class Applier:
             for item in items:
                 yield self.apply_one(item, result)
             return
-        from kubelite.client.inorder import SaidAside, in_order
+        from kubelite.client.inorder import Ready, SaidAside, in_order
 
         self._warm(items)
         aside = SaidAside()
+
+        def ahead(item: Item):
+            # read and plan here; a worker only for the write, its words after the plan's
+            step, said = aside.run(self.begin, item, result)
+            if isinstance(step, Outcome):
+                return Ready((step, said))
+            return lambda: _then_said(said, aside.run(step))
+
         with aside.over(self, "warn"), aside.over(transport, "on_warning"):
             for _, future in in_order(items, lambda item: aside.run(self.apply_one, item, result), workers=workers,
-                                      alone=lambda item: not _independent(item), key=_object_key):
+                                      alone=lambda item: not _independent(item), key=_object_key, ahead=ahead):
                 outcome, said = future.result()
                 aside.replay(said)
                 yield outcome
@@ -171,30 +179,49 @@ class Applier:
             self.schema_for(api_version, kind)
 
     def apply_one(self, item: Item, result: Result) -> Outcome:
-        from kubelite.client.errors import ApiError
+        step = self.begin(item, result)
+        return step if isinstance(step, Outcome) else step()
 
+    def begin(self, item: Item, result: Result) -> "Outcome | Callable[[], Outcome]":
+        """The item's reads and plan: its outcome when nothing is to be written, else the write
+        still to do (which gives the outcome)."""
         try:
             self.resolve(item)
         except ObjectError as err:
             return Outcome(item, error=err)
         if item.resource.namespaced:
             result.visited_namespaces.add(item.namespace)
+        step = self._guarded(item, result, self._decide)
+        if isinstance(step, Outcome):
+            return step
+        return lambda: self._guarded(item, result, lambda _: step())
+
+    def _guarded(self, item: Item, result: Result, work: Callable) -> Any:
+        """work(item): an Outcome (its failure as the item's outcome, its object noted as visited)
+        or the write still to do."""
+        from kubelite.client.errors import ApiError
+
         try:
-            outcome = self._apply(item)
+            outcome = work(item)
         except (SourcedError, ApiError) as err:
             return Outcome(item, error=err)
         except lastapplied.ConfigurationError as err:
             return Outcome(item, error=sourced("creating", item.source, err))
+        if not isinstance(outcome, Outcome):
+            return outcome
         uid = ((outcome.obj or {}).get("metadata") or {}).get("uid")
         if uid:
             result.visited_uids.add(uid)
-        if is_crd(item.obj) and self.options.dry_run == "none":
+        if is_crd(item.obj) and self.options.dry_run == "none" and outcome.error is None:
             self._await_established(item)
         return outcome
 
     def _apply(self, item: Item) -> Outcome:
-        from kubelite.client.errors import ApiError, is_not_found
+        step = self._decide(item)
+        return step if isinstance(step, Outcome) else step()
 
+    def _decide(self, item: Item) -> "Outcome | Callable[[], Outcome]":
+        """The outcome when no request is needed, else the request to send (a create or a patch)."""
         if not item.name:
             _refuse_nameless(item)
         live, listed = self._live(item)
@@ -206,15 +233,15 @@ class Applier:
         for warning in action.warnings:
             self.warn(warning)
         if action.verb == CREATE:
-            try:
-                return self._create(item, action)
-            except ApiError as err:
-                # The LIST is older than this moment: a controller (or another client) may have
-                # made the object since. kubectl, reading it now, would patch it: so do we.
-                if not (listed and err.reason == "AlreadyExists"):
-                    raise
-                return self._apply(item)
-        return self._patch(item, live, action)
+            if self.options.dry_run == "client":
+                return Outcome(item, CREATE, action.body)
+            return lambda: self._create(item, action, listed)
+        if action.verb == UNCHANGED:
+            return Outcome(item, UNCHANGED, live)
+        if self.options.dry_run == "client":
+            # kubectl sends nothing and prints the live object as it read it
+            return Outcome(item, PATCH, live)
+        return lambda: self._patch(item, live, action)
 
     def _live(self, item: Item) -> tuple[dict | None, bool]:
         """The live object (None if absent), and whether it came from a LIST made earlier."""
@@ -276,25 +303,22 @@ class Applier:
         return WriteParams(dry_run=self.options.dry_run == "server", field_manager=self.options.field_manager,
                            field_validation=self.options.validation)
 
-    def _create(self, item: Item, action: Action) -> Outcome:
+    def _create(self, item: Item, action: Action, listed: bool) -> Outcome:
         from kubelite.client.errors import ApiError
 
-        if self.options.dry_run == "client":
-            return Outcome(item, CREATE, action.body)
         try:
             created = self.session.client.create(item.resource, item.namespace or None, action.body, self._params())
         except ApiError as err:
+            # The LIST is older than this moment: a controller (or another client) may have
+            # made the object since. kubectl, reading it now, would patch it: so do we.
+            if listed and err.reason == "AlreadyExists":
+                return self._apply(item)
             raise sourced("creating", item.source, err) from None
         return Outcome(item, CREATE, created)
 
     def _patch(self, item: Item, live: dict, action: Action) -> Outcome:
         from kubelite.client.errors import ApiError
 
-        if action.verb == UNCHANGED:
-            return Outcome(item, UNCHANGED, live)
-        if self.options.dry_run == "client":
-            # kubectl sends nothing and prints the live object as it read it
-            return Outcome(item, PATCH, live)
         client, r = self.session.client, item.resource
         attempt = 0
         while True:
@@ -392,6 +416,12 @@ class _Listed:
             return False, None
         self.used.add(name)
         return True, self.objects.pop(name, None)
+
+
+def _then_said(said: list, done: tuple) -> tuple:
+    """A write's (outcome, words) after what its plan said."""
+    outcome, more = done
+    return outcome, said + more
 
 
 def _independent(item: Item) -> bool:

@@ -58,7 +58,11 @@ def _annotations(obj: dict) -> dict:
 
 def configuration_text(obj: dict) -> str:
     """The annotation's value for a configuration object: the object without the annotation."""
-    stripped = _copy(obj)
+    # Only the top, metadata and annotations are copied: the encoding writes the rest as it is.
+    stripped = dict(obj)
+    metadata = stripped.get("metadata")
+    if isinstance(metadata, dict):
+        stripped["metadata"] = dict(metadata)
     _annotations(stripped).pop(LAST_APPLIED, None)
     return encode(stripped)
 
@@ -75,10 +79,12 @@ def modified_configuration(obj: dict) -> tuple[dict, str]:
     return modified, text
 
 
-def object_to_create(obj: dict) -> dict:
-    """What `kubectl apply` POSTs for a new object: the annotation set, nulls dropped."""
-    created, _ = modified_configuration(obj)
-    return prune_nulls(created)
+def object_to_create(obj: dict, modified: dict | None = None) -> dict:
+    """What `kubectl apply` POSTs for a new object: the annotation set, nulls dropped (from
+    `modified`, the object's modified_configuration, when the caller has it)."""
+    if modified is None:
+        modified, _ = modified_configuration(obj)
+    return prune_nulls(modified)
 
 
 def prune_nulls(value: Any) -> Any:

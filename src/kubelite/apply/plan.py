@@ -34,7 +34,7 @@ def plan_object(config: dict, live: dict | None, *, overwrite: bool = True, sche
                 object_name: str = "", base: str = "kubectl") -> Action:
     modified, text = lastapplied.modified_configuration(config)
     if live is None:
-        return Action(CREATE, body=lastapplied.object_to_create(config), annotation=text)
+        return Action(CREATE, body=lastapplied.object_to_create(config, modified), annotation=text)
     warnings = []
     original_text = lastapplied.original_configuration(live)
     if original_text is None:

@@ -47,12 +47,18 @@ class ServerSideApplier(Applier):
         self.force_conflicts = force_conflicts
         self.subresource = subresource or None
 
-    def apply_one(self, item: Item, result) -> Outcome:
+    def _guarded(self, item: Item, result, work):
         # a conflict fails this object only: kubectl applies the others and reports every error
         try:
-            return super().apply_one(item, result)
+            return super()._guarded(item, result, work)
         except ApplyConflict as err:
             return Outcome(item, error=err)
+
+    def _decide(self, item: Item):
+        # nothing to read or plan first: the server merges
+        if self.options.dry_run == "client":
+            return Outcome(item, APPLIED, item.obj)
+        return lambda: self._apply(item)
 
     def _apply(self, item: Item) -> Outcome:
         if self.options.dry_run == "client":

@@ -28,11 +28,36 @@ class _Now:
         return self._work(self._item)
 
 
+class Ready:
+    """What an item's `ahead` step returns when it finished the item's work on its own."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+    def exception(self) -> None:
+        return None
+
+    def done(self) -> bool:
+        return True
+
+
 def in_order(items: Iterable, work: Callable[[Any], Any], *, workers: int = WORKERS,
              alone: Callable[[Any], bool] = lambda item: True,
-             key: Callable[[Any], Any] = lambda item: None) -> Iterator[tuple[Any, Any]]:
+             key: Callable[[Any], Any] = lambda item: None,
+             ahead: Callable[[Any], Any] | None = None) -> Iterator[tuple[Any, Any]]:
     """(item, future) pairs in the items' order; `future.result()` is `work(item)` or its exception.
-    With workers <= 1 nothing runs ahead: each work runs when its result is asked for."""
+    With workers <= 1 nothing runs ahead: each work runs when its result is asked for.
+
+    `ahead(item)`, when given, runs on the calling thread when a side-by-side item's turn to start
+    comes (after what it must wait for): it returns a Ready result when the item needs no worker
+    (an object found unchanged sends nothing), or the rest of the work for a worker to run. The
+    calling thread then reads and plans while the workers wait on the network, and only the items
+    that send requests pay for a thread; at most `workers` of those are in flight."""
     if workers <= 1:
         for item in items:
             yield item, _Now(work, item)
@@ -41,27 +66,39 @@ def in_order(items: Iterable, work: Callable[[Any], Any], *, workers: int = WORK
 
     pending: deque = deque()
     keys: dict = {}  # key -> how many pending items have it
+    in_flight = [0]  # pending items a worker runs
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for item in items:
             item_key = key(item)
             if alone(item) or (item_key is not None and keys.get(item_key)):
                 while pending:
-                    yield _taken(pending, keys)
+                    yield _taken(pending, keys, in_flight)
                 yield item, _Now(work, item)
                 continue
-            pending.append((item, item_key, pool.submit(work, item)))
+            future = _started(pool, work, ahead, item)
+            in_flight[0] += not isinstance(future, Ready)
+            pending.append((item, item_key, future))
             if item_key is not None:
                 keys[item_key] = keys.get(item_key, 0) + 1
-            if len(pending) > workers:
-                yield _taken(pending, keys)
+            while pending and (in_flight[0] > workers or pending[0][2].done()):
+                yield _taken(pending, keys, in_flight)
         while pending:
-            yield _taken(pending, keys)
+            yield _taken(pending, keys, in_flight)
 
 
-def _taken(pending: deque, keys: dict) -> tuple[Any, Any]:
+def _started(pool, work: Callable[[Any], Any], ahead: Callable[[Any], Any] | None, item: Any) -> Any:
+    if ahead is None:
+        return pool.submit(work, item)
+    rest = ahead(item)
+    return rest if isinstance(rest, Ready) else pool.submit(rest)
+
+
+def _taken(pending: deque, keys: dict, in_flight: list) -> tuple[Any, Any]:
     item, item_key, future = pending.popleft()
     if item_key is not None:
         keys[item_key] -= 1
+    if not isinstance(future, Ready):
+        in_flight[0] -= 1
     future.exception()  # finished before the caller looks (and before its key is free again)
     return item, future
 

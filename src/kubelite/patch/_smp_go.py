@@ -8,6 +8,7 @@ and `json.Marshal` sorts keys and formats floats its own way. This module reprod
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from decimal import Decimal
@@ -193,6 +194,52 @@ def _marshal_float(f: float) -> str:
 
 def marshal(value: Any) -> str:
     """json.Marshal of decoded JSON: compact, map keys sorted, Go's float and HTML escaping."""
+    text = _encoded(value) if _plain(value) else None
+    return text if text is not None else _marshal_walk(value)
+
+
+def _encoded(value: Any) -> str | None:
+    """A plain document as Go writes it, through the C encoder; None when it cannot say."""
+    try:
+        text = _encode(value)
+    except RecursionError:  # too deep for the encoder: the walk is iterative
+        return None
+    if "\\b" in text or "\\f" in text:
+        return None  # Go writes \u0008 and \u000c (an escaped backslash before b or f lands here too)
+    for ch, escaped in _HTML_ESCAPES:
+        if ch in text:
+            text = text.replace(ch, escaped)
+    return text
+
+
+def _plain(value: Any) -> bool:
+    """Whether a document holds only what Python's JSON encoder writes as Go's does: string keys,
+    strings, int64 integers, booleans and nulls (floats and wider integers are Go's own)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is str or t is bool or v is None:
+            continue
+        if t is dict:
+            for k in v:
+                if type(k) is not str:
+                    return False
+            stack.extend(v.values())
+        elif t is list:
+            stack.extend(v)
+        elif t is not int or not _INT64_MIN <= v < _INT64_LIMIT:
+            return False
+    return True
+
+
+_HTML_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                 ("\u2029", "\\u2029"))
+_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False, allow_nan=False, sort_keys=True,
+                           separators=(",", ":")).encode
+
+
+def _marshal_walk(value: Any) -> str:
     parts: list[str] = []
     stack: list[Any] = [value]
     # Iterative so deep documents do not exhaust the Python stack.
