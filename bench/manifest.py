@@ -12,7 +12,7 @@ import time
 
 import yaml
 
-from kubelite.manifest import _goyaml, read_text, to_json, to_yaml
+from kubelite.manifest import _goyaml_libyaml, read_text, to_json, to_yaml
 from kubelite.manifest.documents import split_yaml
 
 
@@ -85,7 +85,7 @@ def main() -> None:
     pure_count = min(count, 2000)
     pure_stream = "---\n".join(to_yaml(o) for o in objects[:pure_count])
     _rate("read (kubelite rules on pure-Python PyYAML)", pure_count,
-          _time(lambda: [_goyaml.decode_yaml(chunk, _goyaml.GoYamlPyLoader)
+          _time(lambda: [_goyaml_libyaml.decode_yaml(chunk, _goyaml_libyaml.GoYamlPyLoader)
                          for chunk, _ in split_yaml(pure_stream, "bench")]))
     _rate("yaml.safe_load_all (pure Python)", pure_count,
           _time(lambda: list(yaml.load_all(pure_stream, Loader=yaml.SafeLoader))))

@@ -1,24 +1,19 @@
-"""Decoding one YAML document to a JSON value exactly as kubectl does.
+"""Decoding any YAML document as kubectl does, on PyYAML's node tree.
 
-kubectl converts YAML with sigs.k8s.io/yaml: go-yaml v2 (YAML 1.1 scalars)
-decodes the document, the result is marshalled to JSON, and that JSON is read
-back as an unstructured object (int64 where the text is an integer that fits,
-float64 otherwise). PyYAML builds the node tree here (libyaml when present);
-the scalar resolution, merge keys and key conversion follow go-yaml v2 and the
-number handling follows the JSON round trip.
+PyYAML composes the nodes (libyaml when present); the scalar resolution, merge
+keys, aliases and key conversion follow go-yaml v2 and the number handling
+follows sigs.k8s.io/yaml's JSON round trip. The documents the block-style
+reader (_goyaml_block) declines come here, and so do all the errors.
 """
 from __future__ import annotations
 
-import base64
-import binascii
-import math
 import re
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from . import _gonum
-from ._goplain import MERGE, _Uint, resolve_plain
+from ._goplain import resolve_plain
+from ._goyaml_values import DecodeError, json_number, key_string, resolve_tagged
 
 _BaseLoader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
@@ -58,93 +53,6 @@ class GoYamlPyLoader(yaml.SafeLoader):
         if anchor is not None and not isinstance(event, yaml.AliasEvent):
             self.anchors.pop(anchor, None)
         return super().compose_node(parent, index)
-
-
-class DecodeError(Exception):
-    """A document is not valid YAML or has no JSON equivalent.
-
-    ``line`` is 1-based within the document text, or None.
-    """
-
-    def __init__(self, message: str, line: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.line = line
-
-
-_TAG_NAMES = {_YAML + n: n for n in ("bool", "int", "float", "null", "timestamp", "str", "binary", "merge")}
-
-
-def _kind_of(value: object) -> str:
-    if value is None:
-        return "null"
-    if value is MERGE:
-        return "merge"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    return "str"
-
-
-def _resolve_tagged(tag: str, text: str) -> object:
-    """go-yaml v2's value for a scalar with an explicit tag."""
-    name = _TAG_NAMES.get(tag)
-    if name is None or name == "str" or name == "timestamp":
-        return text
-    if name == "binary":
-        try:
-            raw = base64.b64decode("".join(text.split()), validate=True)
-        except (binascii.Error, ValueError) as exc:
-            raise DecodeError(f"yaml: !!binary value contains invalid base64 data: {exc}") from None
-        return raw.decode("utf-8", "replace")
-    value = resolve_plain(text)
-    got = _kind_of(value)
-    if got == name:
-        return value
-    if name == "float" and got == "int":
-        return float(value)  # type: ignore[arg-type]
-    raise DecodeError(f"yaml: cannot decode !!{got} `{text}` as a !!{name}")
-
-
-def _json_number(value: object) -> object:
-    """The value after go's JSON round trip: int64 stays int, the rest float64."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, _Uint):
-        return float(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            raise DecodeError("json: unsupported value: " + _gonum.go_g(value))
-        text = _gonum.json_float(value)
-        if "e" not in text and "." not in text:
-            n = int(text)
-            if _gonum.INT64_MIN <= n <= _gonum.INT64_MAX:
-                return n
-        return value
-    return value
-
-
-def _key_string(key: object, node: ScalarNode) -> str:
-    """sigs.k8s.io/yaml's conversion of a decoded map key to a JSON key."""
-    if isinstance(key, str):
-        return key
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, _Uint):
-        raise DecodeError(f"unsupported map key of type: uint64, key: 0x{int(key):x}", node.start_mark.line + 1)
-    if isinstance(key, int):
-        return str(key)
-    if isinstance(key, float):
-        s = _gonum.float32_g(key)
-        return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(s, s)
-    if key is MERGE:
-        return "<<"
-    raise DecodeError("unsupported map key of type: <nil>, key: <nil>", node.start_mark.line + 1)
 
 
 # go-yaml v2 stops documents that expand aliases without bound
@@ -196,7 +104,7 @@ class _Builder:
     def _build(self, node) -> object:
         self._count(node)
         if isinstance(node, ScalarNode):
-            return _json_number(self.scalar(node))
+            return json_number(self.scalar(node))
         ident = id(node)
         self.active.add(ident)
         try:
@@ -214,7 +122,7 @@ class _Builder:
             return resolve_plain(node.value)
         if node.tag == _STR:
             return node.value
-        return _resolve_tagged(node.tag, node.value)
+        return resolve_tagged(node.tag, node.value)
 
     def fill(self, node: MappingNode, out: dict) -> None:
         for key_node, value_node in node.value:
@@ -224,7 +132,7 @@ class _Builder:
             if not isinstance(key_node, ScalarNode):
                 raise DecodeError("yaml: invalid map key", key_node.start_mark.line + 1)
             self._count(key_node)
-            key = _key_string(self.scalar(key_node), key_node)
+            key = key_string(self.scalar(key_node), key_node.start_mark.line + 1)
             out[key] = self.build(value_node)
 
     @staticmethod

@@ -136,7 +136,7 @@ def _json_float(text: str):
     f = float(text)
     if math.isinf(f):
         raise ValueError(f"json: cannot unmarshal number {text} into Go value of type float64")
-    return _goyaml._json_number(f)
+    return _goyaml.json_number(f)
 
 
 _DECODER = json.JSONDecoder(parse_float=_json_float, parse_int=_json_int, parse_constant=_reject_constant)
