@@ -22,3 +22,13 @@ def restore(before: tuple[int, int, int] | None) -> None:
     """Put back what wait_longer() raised, unless someone has set other thresholds meanwhile."""
     if before is not None and gc.get_threshold()[0] == YOUNG:
         gc.set_threshold(*before)
+
+
+def none_at_exit() -> None:
+    """For a process about to end: the interpreter's shutdown collections skip every object that
+    exists now (gc.freeze). They walked all of them (modules, classes, functions, an embedded
+    cluster's registry: ~6 ms of an embedded `get ns`, a tenth of it) to free the few cycles among
+    them, whose memory the process gives back anyway. The rest of the shutdown is as at any exit:
+    atexit functions run, objects are freed when their last reference goes (a file flushed and
+    closed with it)."""
+    gc.freeze()

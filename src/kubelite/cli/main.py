@@ -55,10 +55,19 @@ COMMANDS: dict[str, str] = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is not None:  # a caller's main([...])
+        return _main(list(argv), own_process=False)
+    try:  # the script or python -m kubelite: the process ends when this returns
+        return _main(sys.argv[1:], own_process=True)
+    finally:
+        from kubelite import gcpace
+
+        gcpace.none_at_exit()
+
+
+def _main(argv: list[str], own_process: bool) -> int:
     from kubelite.cli import command_line
 
-    own_process = argv is None  # the script or python -m kubelite, not a caller's main([...])
-    argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("__complete", "__completeNoDesc"):  # what the completion scripts ask
         from kubelite.cli.completion import run_complete
 
