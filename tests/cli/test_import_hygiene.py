@@ -32,13 +32,18 @@ SHORT_COMMAND_FORBIDDEN = ("kubelite.cli.help_texts", "kubelite.cli.help_texts_m
 # YAML, file readers, the apply engine, kustomize, httpx's optional command-line tool; nor
 # importlib.resources (with tempfile, shutil and zipfile) for the package's data files, time
 # zones (CronJobs with one) or shell words (pod logs); nor the authorizer, which the in-process
-# door consults only for an impersonated user, nor csv (a --token-auth-file's reader).
+# door consults only for an impersonated user, nor csv (a --token-auth-file's reader), nor locale
+# (gettext's, for translations of argparse's texts, which Python does not ship), nor the label
+# selector parser without a selector, the patch decoders, /metrics' number format, the printers of
+# workloads (a Table loads its resource's printers).
 GET_EMBEDDED_FORBIDDEN = ("uvicorn", "cryptography", "yaml", "click", "pygments", "kubelite.manifest.documents",
                           "kubelite.manifest.sources", "kubelite.manifest.yamlfmt", "kubelite.apply",
                           "kubelite.kustomize", "kubelite.imperative", "kubelite.server.tls", "kubelite.server.serve",
                           "importlib.resources", "tempfile", "shutil", "zipfile", "zoneinfo", "shlex",
                           "kubelite.server.auth.rbac", "kubelite.server.auth.attributes",
-                          "kubelite.server.auth.escalation", "csv")
+                          "kubelite.server.auth.escalation", "csv", "locale", "kubelite.labels",
+                          "kubelite.server.patching", "kubelite.manifest._gonum",
+                          "kubelite.server.printers.workloads")
 
 
 def probe(tmp_path, *argv: str) -> dict:

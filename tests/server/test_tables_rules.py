@@ -170,3 +170,15 @@ def test_resource_info_attributes_are_accepted():
 
     table = build_table(Info(), [{"metadata": {"name": "s"}, "spec": {"replicas": 2}}], now=NOW)
     assert table["rows"][0]["cells"][:2] == ["s", "0/2"]
+
+
+def test_each_builtin_printer_is_found_in_the_module_its_resource_names():
+    # printers.table loads one module of printers per Table: its list of the workloads' resources
+    # must be what printers.workloads builds, and none of printers.cluster's.
+    from kubelite.server.printers import BUILTIN_PRINTERS, cluster, table, workloads
+
+    assert set(workloads.PRINTERS) == table.WORKLOAD_RESOURCES
+    assert not set(cluster.PRINTERS) & table.WORKLOAD_RESOURCES
+    assert BUILTIN_PRINTERS == {**workloads.PRINTERS, **cluster.PRINTERS}
+    for key, printer in BUILTIN_PRINTERS.items():
+        assert table.printer_for({"group": key[0], "resource": key[1]}) is printer

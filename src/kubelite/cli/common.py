@@ -17,6 +17,12 @@ import sys
 
 from kubelite.record import Record, factory
 
+# argparse words its fixed texts ("options", "positional arguments", the -h help) through gettext,
+# and every gettext call looks for a translation catalog, importing locale to name the language
+# (~1 ms of every command that builds a parser). Python ships no catalog for argparse and
+# kubectl's texts are English: the texts as written.
+argparse._ = str
+
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable

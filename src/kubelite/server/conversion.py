@@ -12,7 +12,6 @@ the versions that need it, and the APIServer itself for all others.
 """
 from __future__ import annotations
 
-import copy
 import json
 
 METRICS_ANNOTATION = "autoscaling.alpha.kubernetes.io/metrics"
@@ -84,6 +83,8 @@ class ConvertingAPI:
 
     def patch(self, r, namespace, name, patch_type, patch, opts, subresource=""):
         """A patch written against v1 applies to the v1 view; the result is stored as v2 again."""
+        import copy
+
         from kubelite.server import errors, patching
         from kubelite.server.core import _prune_patched
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import bisect
 import threading
 
-from kubelite.manifest._gonum import go_g
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 COMPONENT = "apiserver"
@@ -122,6 +121,14 @@ def _dry_run(query) -> str:
 def _sort_key(names: tuple[str, ...]):
     order = sorted(range(len(names)), key=lambda i: names[i])
     return lambda key: tuple(key[i] for i in order)
+
+
+def go_g(value: float) -> str:
+    """Go's %g of a sample (manifest._gonum, with struct): loaded when /metrics is rendered, not by
+    every process that counts requests."""
+    from kubelite.manifest._gonum import go_g as formatted
+
+    return formatted(value)
 
 
 def _histogram(out: list[str], series: tuple, cells: list) -> None:

@@ -5,7 +5,6 @@ StatusError(400) with the apiserver's wording.
 """
 from __future__ import annotations
 
-from kubelite.labels import SelectorSyntaxError, is_int64, parse_requirements
 from kubelite.server.errors import bad_request
 
 TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
@@ -17,6 +16,10 @@ Predicate = "Callable[[dict], bool]"  # (annotations only)
 
 def parse_label_requirements(text: str | None) -> list[tuple[str, str, tuple[str, ...]]]:
     """(key, operator, values) requirements, or StatusError(400) with kube-apiserver's wording."""
+    if not text:  # most requests: kubelite.labels (its parser, its patterns) is not loaded for them
+        return []
+    from kubelite.labels import SelectorSyntaxError, parse_requirements
+
     try:
         return parse_requirements(text)
     except SelectorSyntaxError as exc:
@@ -54,6 +57,7 @@ def _check(key: str, op: str, values: tuple[str, ...]) -> Callable[[dict], bool]
     if op == "!":
         return lambda labels: key not in labels
     bound = int(values[0])
+    from kubelite.labels import is_int64
 
     def compare(labels: dict) -> bool:
         value = labels.get(key)

@@ -2,6 +2,10 @@
 
 The implementation lives in `kubelite.server.printers`; this module is the stable import path.
 """
-from kubelite.server.printers import BUILTIN_PRINTERS, TableError, build_table, human_duration, printer_for
+from kubelite.lazyexports import exports
+from kubelite.server.printers import TableError, build_table, human_duration, printer_for
 
 __all__ = ["build_table", "printer_for", "human_duration", "TableError", "BUILTIN_PRINTERS"]
+
+# Every built-in printer at once loads both printer modules: only when asked for (printers.table).
+__getattr__, __dir__ = exports("kubelite.server.printers", {"BUILTIN_PRINTERS": "table"}, globals())

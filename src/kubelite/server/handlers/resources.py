@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import threading
 
-from kubelite.server import conversion, errors, patching
+from kubelite.server import conversion, errors
 from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
 from kubelite.server.handlers import decode, table
 from kubelite.server.handlers.http import Request, json_response, loop_running
@@ -289,6 +289,8 @@ def _update(api, request, info, r, namespace):
 
 def _patch(api, request, info, r, namespace):
     opts = _write_options(request, "PatchOptions")
+    from kubelite.server import patching
+
     patching.check_patch_type(request.content_type, r if info.subresource != "scale" else None)
     from kubelite.server.fieldmanager import options
 

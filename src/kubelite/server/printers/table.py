@@ -4,17 +4,23 @@ from __future__ import annotations
 import datetime
 from collections.abc import Mapping
 
-from kubelite.server.printers.cluster import PRINTERS as _CLUSTER
 from kubelite.server.printers.custom import custom_resource_printer, default_printer
 from kubelite.server.printers.formats import to_now
 from kubelite.server.printers.registry import Printer
-from kubelite.server.printers.workloads import PRINTERS as _WORKLOADS
 
 TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
 if TYPE_CHECKING:
     from typing import Any
 
-BUILTIN_PRINTERS: dict[tuple[str, str], Printer] = {**_WORKLOADS, **_CLUSTER}
+# The resources whose printers printers.workloads builds (pods and what runs them); every other
+# built-in printer is printers.cluster's. A Table loads (and builds the printers of) its resource's
+# module only: `get ns` does without the workloads', `get pods` without the cluster's.
+WORKLOAD_RESOURCES = frozenset({
+    ("", "pods"), ("", "podtemplates"), ("", "replicationcontrollers"), ("apps", "replicasets"),
+    ("apps", "deployments"), ("apps", "statefulsets"), ("apps", "daemonsets"), ("apps", "controllerrevisions"),
+    ("batch", "jobs"), ("batch", "cronjobs"), ("policy", "poddisruptionbudgets"),
+    ("autoscaling", "horizontalpodautoscalers"),
+})
 INCLUDE_OBJECT = ("None", "Metadata", "Object")
 TABLE_VERSIONS = ("v1", "v1beta1")
 
@@ -36,12 +42,29 @@ def printer_for(info: Any) -> Printer:
     is_custom = bool(_attr(info, "crd")) or bool(_attr(info, "custom", False))
     if is_custom:
         return custom_resource_printer(_attr(info, "printer_columns", ()) or ())
-    found = BUILTIN_PRINTERS.get((group, resource))
+    found = _builtin((group, resource))
     if found is not None:
         return found
     if _attr(info, "printer_columns"):
         return custom_resource_printer(_attr(info, "printer_columns"))
     return default_printer()
+
+
+def _builtin(key: tuple[str, str]) -> Printer | None:
+    if key in WORKLOAD_RESOURCES:
+        from kubelite.server.printers.workloads import PRINTERS
+    else:
+        from kubelite.server.printers.cluster import PRINTERS
+    return PRINTERS.get(key)
+
+
+def __getattr__(name: str):
+    if name == "BUILTIN_PRINTERS":  # every built-in printer (both modules), for whoever asks for all
+        from kubelite.server.printers.cluster import PRINTERS as cluster
+        from kubelite.server.printers.workloads import PRINTERS as workloads
+
+        return {**workloads, **cluster}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _row_object(obj: dict, info: Any, include: str, table_version: str) -> Any:
