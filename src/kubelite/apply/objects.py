@@ -7,8 +7,11 @@ explicit -n, and leaves cluster-scoped objects alone.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
-from typing import Any
+from kubelite.record import Record
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 NAMESPACE_KINDS = {("v1", "Namespace")}
 CRD_KIND = "CustomResourceDefinition"
@@ -18,8 +21,7 @@ class ObjectError(ValueError):
     """One configuration object cannot be applied; the message is kubectl's."""
 
 
-@dataclass
-class Item:
+class Item(Record):
     """One object to apply: the configuration, where it came from, its resource (if known)."""
 
     obj: dict

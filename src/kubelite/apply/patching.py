@@ -7,21 +7,22 @@ live object already holds what the file says: kubectl then reports `unchanged`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from kubelite.record import FrozenRecord
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 STRATEGIC = "application/strategic-merge-patch+json"
 MERGE = "application/merge-patch+json"
 
-SchemaLookup = Callable[[str, str], Any]
 
 
 class ApplyPatchError(ValueError):
     """The patch could not be computed (kubectl's "creating patch with" failures)."""
 
 
-@dataclass(frozen=True)
-class Patch:
+class Patch(FrozenRecord):
     content_type: str
     body: dict
 
@@ -43,7 +44,7 @@ def builtin_schema(api_version: str, kind: str) -> Any:
 
 
 def three_way(original: dict | None, modified: dict, current: dict, *, overwrite: bool = True,
-              schema_for: SchemaLookup = builtin_schema) -> Patch:
+              schema_for: Callable[[str, str], Any] = builtin_schema) -> Patch:
     """The apply patch: deletions from original -> modified, changes from current -> modified."""
     from kubelite.patch import PatchError
 

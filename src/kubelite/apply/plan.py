@@ -5,21 +5,19 @@ None), `plan_object` returns the Action kubectl would take, with the exact body 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from kubelite.apply import lastapplied
 from kubelite.apply.patching import Patch, builtin_schema, three_way
+from kubelite.record import Record, factory
 
 CREATE, PATCH, UNCHANGED, PRUNE = "created", "configured", "unchanged", "pruned"
 
 
-@dataclass
-class Action:
+class Action(Record):
     verb: str                      # created / configured / unchanged / pruned
     body: dict | None = None       # object to create
     patch: Patch | None = None     # patch to send
     annotation: str | None = None  # the last-applied text this apply writes
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = factory(list)
 
 
 def missing_annotation_warning(object_name: str, base: str = "kubectl") -> str:

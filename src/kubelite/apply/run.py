@@ -10,21 +10,22 @@ from __future__ import annotations
 
 import datetime
 import os
-from dataclasses import dataclass, field
-from typing import Callable
-
 from kubelite.apply.engine import Applier, ApplyOptions, Outcome, Result
+from kubelite.record import Record, factory
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Callable
 
 PROPAGATION = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan", "true": "Background",
                "false": "Orphan"}
 
 
-@dataclass
-class PruneOptions:
+class PruneOptions(Record):
     """What `--prune` deletes: by label selector and allowlist, or through an ApplySet parent."""
 
     selector: str | None = None
-    allowlist: list[str] = field(default_factory=list)
+    allowlist: list[str] = factory(list)
     applyset: str = ""              # [RESOURCE][.GROUP]/NAME of the ApplySet parent
     cascade: str = "background"     # background | foreground | orphan
     grace_period: int = -1

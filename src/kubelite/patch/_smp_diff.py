@@ -1,7 +1,11 @@
 """Computing a strategic merge patch from two documents (apimachinery's diffMaps family)."""
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 from kubelite.patch._smp_go import deep_equal, fmt_v, kind_of, same, dedupe_scalars
 from kubelite.patch._smp_meta import (
@@ -26,11 +30,9 @@ from kubelite.patch._smp_meta import (
 from kubelite.patch import PatchError
 
 
-class DiffOptions(NamedTuple):
-    set_element_order: bool = False
-    ignore_changes: bool = False  # IgnoreChangesAndAdditions
-    ignore_deletions: bool = False
-    build_retain_keys: bool = False
+# apimachinery's DiffOptions (ignore_changes: IgnoreChangesAndAdditions), all off by default
+DiffOptions = namedtuple("DiffOptions", ("set_element_order", "ignore_changes", "ignore_deletions",
+                                         "build_retain_keys"), defaults=(False, False, False, False))
 
 
 def diff_maps(original: dict, modified: dict, schema: Any, opts: DiffOptions, path: str = "") -> dict:
@@ -82,7 +84,8 @@ def _diff_map_field(key: str, ov: dict, mv: dict, patch: dict, schema: Any, opts
         if deep_equal(ov, mv):
             return
         raise
-    opts = opts._replace(build_retain_keys=meta.retain_keys)
+    if opts.build_retain_keys != meta.retain_keys:
+        opts = opts._replace(build_retain_keys=meta.retain_keys)
     if meta.strategy == REPLACE:
         if not opts.ignore_changes:
             patch[key] = mv
@@ -103,7 +106,8 @@ def _diff_list_field(key: str, ov: list, mv: list, patch: dict, schema: Any, opt
         if not opts.ignore_changes and not deep_equal(ov, mv):
             patch[key] = mv
         return
-    opts = opts._replace(build_retain_keys=meta.retain_keys)
+    if opts.build_retain_keys != meta.retain_keys:
+        opts = opts._replace(build_retain_keys=meta.retain_keys)
     here = join(path, key)
     additions, deletions, order = diff_lists(ov, mv, meta.schema, meta.merge_key, opts, here)
     if additions:

@@ -12,7 +12,9 @@ import json
 import math
 import re
 from decimal import Decimal
-from typing import Any, Callable
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 # -- value identity ------------------------------------------------------------------------
 

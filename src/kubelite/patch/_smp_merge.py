@@ -5,7 +5,11 @@ Like apimachinery, it updates `original` in place and may consume `patch`: calle
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 from kubelite.patch._smp_go import decoded_capacity, deep_equal, dedupe_in_place, fmt_s, fmt_v, kind_of, scalar_key
 from kubelite.patch._smp_meta import (
@@ -35,9 +39,8 @@ SLICE_TYPE = "[]interface {}"
 MAP_TYPE = "map[string]interface {}"
 
 
-class MergeOptions(NamedTuple):
-    merge_parallel_list: bool  # True when applying; False when merging two patches
-    ignore_unmatched_nulls: bool
+# merge_parallel_list: True when applying, False when merging two patches
+MergeOptions = namedtuple("MergeOptions", ("merge_parallel_list", "ignore_unmatched_nulls"))
 
 
 APPLY = MergeOptions(True, True)

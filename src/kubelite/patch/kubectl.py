@@ -14,7 +14,9 @@ whose str() is exactly what kubectl prints after "error: ". The steps are kubect
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 from kubelite.patch import PatchError
 from kubelite.patch._smp_go import marshal

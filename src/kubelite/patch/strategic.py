@@ -17,7 +17,9 @@ Documents are dicts (or JSON text); inputs are never modified. Every failure is 
 from __future__ import annotations
 
 import json
-from typing import Any
+TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 from kubelite.patch import ConflictError, PatchError
 from kubelite.patch._smp_go import marshal
