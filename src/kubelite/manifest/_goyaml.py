@@ -16,13 +16,13 @@ from ._goyaml_values import DecodeError, json_number
 __all__ = ["DecodeError", "decode_yaml", "json_number"]
 
 
-def decode_yaml(text: str, loader_class=None) -> object:
+def decode_yaml(text: str, loader_class=None, *, block: bool = True) -> object:
     """The JSON value of the first YAML document in ``text`` (None when empty).
 
-    ``loader_class`` picks a PyYAML loader of _goyaml_libyaml (and skips the
-    block-style reader).
+    ``loader_class`` picks a PyYAML loader of _goyaml_libyaml; it and
+    ``block=False`` (the caller has tried it) skip the block-style reader.
     """
-    if loader_class is None:
+    if loader_class is None and block:
         value = decode_block(text)
         if value is not NOT_BLOCK:
             return value

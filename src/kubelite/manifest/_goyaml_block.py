@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ._goplain import _Uint, resolve_plain
+from ._goplain import _WORDS, _Uint, resolve_plain
 from ._goyaml_values import DecodeError, json_number, key_string
 
 
@@ -38,15 +38,31 @@ _INDICATOR_IF_SPACED = frozenset("-?:")
 _RESOLVABLE = frozenset("yYnNtTfFoO~.+-0123456789")
 # First characters of the plain scalars that are strings whatever follows.
 _STRING_START = frozenset(chr(c) for c in range(0x21, 0x7f)) - _NOT_PLAIN - _INDICATOR_IF_SPACED - _RESOLVABLE
+# The plain scalars go-yaml reads as booleans or null whose first character is a letter or
+# "~" (no number starts so): their values, and what they become as keys (None: an error).
+_WORD_START = frozenset("yYnNtTfFoO~")
+_WORD_VALUES = {word: value for word, value in _WORDS.items() if word[:1] in _WORD_START}
+_WORD_KEYS = {word: None if value is None else "true" if value else "false" for word, value in _WORD_VALUES.items()}
+_WORD_OR_STRING_START = _WORD_START | _STRING_START
 # libyaml forgets a simple key's start 1024 characters on; such keys are left to it.
 _LONGEST_KEY = 1000
 _DEEPEST = 100
 
 
-def decode_block(text: str) -> object:
-    """The JSON value of a block-style document, or NOT_BLOCK when it has anything else."""
-    if _UNUSUAL.search(text):
+def has_unusual_characters(text: str) -> bool:
+    """Whether the text has characters that the block-style reader leaves to libyaml."""
+    return _UNUSUAL.search(text) is not None
+
+
+def decode_block(text: str, checked: bool = False) -> object:
+    """The JSON value of a block-style document, or NOT_BLOCK when it has anything else.
+
+    ``checked``: the caller found no unusual characters in the text.
+    """
+    if not checked and _UNUSUAL.search(text):
         return NOT_BLOCK
+    if not text.endswith("\n"):
+        text += "\n"
     try:
         return _parse(_LINE.findall(text))
     except _Decline:
@@ -54,95 +70,94 @@ def decode_block(text: str) -> object:
 
 
 # Every line, split in C: its indent, a "- " item mark, a key of the usual characters with
-# its ":" and whatever follows (trailing spaces dropped). Anything unusual stays in the last
-# part, for _entry and _value to read.
-_LINE = re.compile(r"^( *)(-(?: +|$))?(?:([A-Za-z0-9_/][A-Za-z0-9_./-]{0,899}) {0,99}:(?: +|$))?((?:.*[^ \n])?) *$", re.M)
+# its ":" and whatever follows (with any trailing spaces). Anything unusual stays in the
+# last part, for _entry and _value to read. The text must end with a line break.
+_LINE = re.compile(r"( *)(-(?: +|(?=\n)))?(?:([A-Za-z0-9_/][A-Za-z0-9_./-]{0,899}) {0,99}:(?: +|(?=\n)))?(.*)\n")
 
 
 def _parse(lines: list[tuple[str, str, str, str]]) -> object:
-    # A frame is (indent, container, is_sequence, indentless): an indentless sequence is
-    # a mapping value whose "- " items sit at the mapping's own indent.
+    # The innermost open collection: its indent, itself, whether it is a sequence and
+    # whether that sequence is indentless (a mapping value whose "- " items sit at the
+    # mapping's own indent); the ones around it wait on the stack.
+    at, container, is_seq, indentless = -1, None, False, False
     stack: list[tuple[int, object, bool, bool]] = []
     root: object = None
     # An entry with nothing after "key:" or "-" yet: (container, key, indent, is mapping value).
     pending = None
     for indent, item, key, rest in lines:
-        if not key and not item and (not rest or rest[0] == "#"):
+        if key:
+            if key[0] in _RESOLVABLE:
+                key = _word_key(key) if key[0] in _WORD_START else _plain_key(key)
+        elif not item and (not rest or rest[0] == "#"):
             continue  # a blank or comment line
         n = len(indent)
         if pending is not None:
-            container, pending_key, owner, map_value = pending
+            into, pending_key, owner, map_value = pending
             pending = None
             if n > owner or (map_value and n == owner and item):
                 if len(stack) > _DEEPEST:
                     raise _Decline
                 new: object = [] if item else {}
-                container[pending_key] = new  # type: ignore[index]
-                stack.append((n, new, bool(item), n == owner))
-        elif not stack:
-            root = [] if item else {}
-            stack.append((n, root, bool(item), False))
-        frame = stack[-1]
-        while frame[0] > n:
-            stack.pop()
+                into[pending_key] = new  # type: ignore[index]
+                stack.append((at, container, is_seq, indentless))
+                at, container, is_seq, indentless = n, new, bool(item), n == owner
+        elif at < 0:
+            root = container = [] if item else {}
+            at, is_seq = n, bool(item)
+        while at > n:
             if not stack:
                 raise _Decline
-            frame = stack[-1]
-        if frame[0] != n:
+            at, container, is_seq, indentless = stack.pop()
+        if at != n:
             raise _Decline  # a continuation line, or indentation libyaml refuses
-        if frame[2]:
-            if item:
-                pending = _item(n, n + len(item), key, rest, frame[1], stack)  # type: ignore[arg-type]
-                continue
-            if not frame[3]:
+        if is_seq and item:
+            if not key:
+                if not rest or rest[0] == "#":
+                    container.append(None)  # type: ignore[union-attr]
+                    pending = (container, len(container) - 1, n, False)  # type: ignore[arg-type]
+                    continue
+                if rest[0] == "-" and (len(rest) == 1 or rest[1] == " "):
+                    raise _Decline  # "- - x"
+                key, rest = _entry(rest)
+                if key is None:
+                    container.append(_value(rest))  # type: ignore[union-attr]
+                    continue
+            if len(stack) > _DEEPEST:
                 raise _Decline
-            stack.pop()  # a key of the mapping that owns the indentless sequence
-            frame = stack[-1]
-        elif item:
-            raise _Decline
-        if key:
-            if key[0] in _RESOLVABLE:
-                key = _plain_key(key)
+            # an item that is a mapping, with its keys at the column after "- "
+            mapping: dict = {}
+            container.append(mapping)  # type: ignore[union-attr]
+            stack.append((at, container, is_seq, indentless))
+            n += len(item)
+            at, container, is_seq, indentless = n, mapping, False, False
         else:
-            if n == 0 and rest[:3] in ("---", "..."):
-                raise _Decline  # document markers
-            key, rest = _entry(rest)
-            if key is None:
-                raise _Decline  # a scalar where a key belongs
-        mapping = frame[1]
+            if is_seq:
+                if not indentless:
+                    raise _Decline
+                at, container, is_seq, indentless = stack.pop()  # a key of the mapping that owns it
+            elif item:
+                raise _Decline
+            if not key:  # one the line pattern did not take: quoted, or of unusual characters
+                if n == 0 and rest[:3] in ("---", "..."):
+                    raise _Decline  # document markers
+                key, rest = _entry(rest)
+                if key is None:
+                    raise _Decline  # a scalar where a key belongs
         if not rest or rest[0] == "#":
-            mapping[key] = None  # type: ignore[index]
-            pending = (mapping, key, n, True)
-        elif rest[0] in _STRING_START and ": " not in rest and " #" not in rest and rest[-1] != ":":
-            mapping[key] = rest  # type: ignore[index]
+            container[key] = None  # type: ignore[index]
+            pending = (container, key, n, True)
+        elif rest[0] in _WORD_OR_STRING_START and ": " not in rest and " #" not in rest and rest[-1] not in ": ":
+            container[key] = _WORD_VALUES.get(rest, rest)  # type: ignore[index]
         else:
-            mapping[key] = _value(rest)  # type: ignore[index]
+            container[key] = _value(rest)  # type: ignore[index]
     return root
 
 
-def _item(n: int, column: int, key: str, rest: str, seq: list, stack: list) -> tuple | None:
-    """Adds the item of a "- " line at indent n; returns the pending entry it leaves, if any."""
-    if not key:
-        if not rest or rest[0] == "#":
-            seq.append(None)
-            return (seq, len(seq) - 1, n, False)
-        if rest[0] == "-" and (len(rest) == 1 or rest[1] == " "):
-            raise _Decline  # "- - x"
-        key, rest = _entry(rest)
-        if key is None:
-            seq.append(_value(rest))
-            return None
-    elif key[0] in _RESOLVABLE:
-        key = _plain_key(key)
-    if len(stack) > _DEEPEST:
-        raise _Decline
-    mapping = {key: None}
-    seq.append(mapping)
-    stack.append((column, mapping, False, False))
-    if not rest or rest[0] == "#":
-        return (mapping, key, column, True)
-    mapping[key] = _value(rest)
-    return None
+def _word_key(text: str) -> str:
+    key = _WORD_KEYS.get(text, text)
+    if key is None:
+        raise _Decline  # go-yaml's error, with its line
+    return key
 
 
 def _plain_key(text: str) -> str:
@@ -154,6 +169,7 @@ def _plain_key(text: str) -> str:
 
 def _entry(text: str) -> tuple[str | None, str]:
     """(key, what follows "key:") when the text starts with a key, else (None, text)."""
+    text = text.rstrip(" ")
     first = text[0]
     if first == "'" or first == '"':
         quoted, end = _quoted(text)
@@ -174,7 +190,9 @@ def _entry(text: str) -> tuple[str | None, str]:
     if first in _NOT_PLAIN or (first in _INDICATOR_IF_SPACED and text[1:2] in (" ", "")) or sep > _LONGEST_KEY:
         raise _Decline
     key = text[:sep].rstrip(" ")
-    if first in _RESOLVABLE:
+    if first in _WORD_START:
+        key = _word_key(key)
+    elif first in _RESOLVABLE:
         key = _plain_key(key)
     elif key == "<<":
         raise _Decline  # a merge key
@@ -183,6 +201,7 @@ def _entry(text: str) -> tuple[str | None, str]:
 
 def _value(text: str) -> object:
     """The value of a scalar, ``{}`` or ``[]`` that is all there is on the rest of the line."""
+    text = text.rstrip(" ")
     first = text[0]
     if first == "'" or first == '"':
         quoted, end = _quoted(text)
@@ -202,6 +221,10 @@ def _value(text: str) -> object:
         raise _Decline  # "mapping values are not allowed in this context"
     if first not in _RESOLVABLE:
         return text
+    if first in _WORD_START:
+        return _WORD_VALUES.get(text, text)
+    if text.isdigit() and first != "0" and len(text) < 19 and text.isascii():
+        return int(text)  # a decimal int64 (a leading 0 is octal)
     resolved = resolve_plain(text)
     if resolved.__class__ is str:
         return resolved

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from kubelite.schema.gojson import json_kind, without_lone_surrogates
 
-from . import _gojson, _goyaml
+from . import _gojson, _goyaml, _goyaml_block
 from ._gonum import INT64_MAX, INT64_MIN
 from .errors import ManifestError, aggregate
 from .jsonfmt import to_compact_json
@@ -70,15 +70,49 @@ def split_yaml(text: str, source: str) -> list[tuple[str, int]]:
     A line starting with ``---`` ends the current document; only spaces or a
     comment may follow the dashes (kubectl rejects ``--- {a: 1}``).
     """
+    if "\r" in text:
+        return _split_lines(text, source)
+    return _split_at_separators(text, source)
+
+
+_SEPARATOR = re.compile(r"^---(.*)$", re.M)
+
+
+def _split_at_separators(text: str, source: str) -> list[tuple[str, int]]:
+    """split_yaml for text without carriage returns, in slices between the separator lines."""
+    docs: list[tuple[str, int]] = []
+    start, first_line = 0, 1  # where the current document's lines begin
+    line, counted = 1, 0
+    for match in _SEPARATOR.finditer(text):
+        at = match.start()
+        line += text.count("\n", counted, at)
+        counted = at
+        _check_separator(match.group(1), source, line)
+        if at > start:
+            docs.append((text[start:at], first_line))
+            start, first_line = match.end() + 1, line + 1
+        else:
+            first_line = line  # a separator that ends nothing is the next document's first line
+    if start < len(text):
+        tail = text[start:]
+        docs.append((tail if tail.endswith("\n") else tail + "\n", first_line))
+    return docs
+
+
+def _check_separator(after_dashes: str, source: str, line: int) -> None:
+    rest = after_dashes.strip()
+    if rest and not rest.startswith("#"):
+        raise ManifestError(f"error parsing {source}: invalid Yaml document separator: {rest}", source, line)
+
+
+def _split_lines(text: str, source: str) -> list[tuple[str, int]]:
+    """split_yaml line by line, as bufio.Reader.ReadLine gives them."""
     docs: list[tuple[str, int]] = []
     buf: list[str] = []
     start = 1
     for number, line in enumerate(_lines(text), 1):
         if line.startswith("---"):
-            rest = line[3:].strip()
-            if rest and not rest.startswith("#"):
-                raise ManifestError(
-                    f"error parsing {source}: invalid Yaml document separator: {rest}", source, number)
+            _check_separator(line[3:], source, number)
             if buf:
                 docs.append(("\n".join(buf) + "\n", start))
                 buf = []
@@ -94,9 +128,13 @@ def split_yaml(text: str, source: str) -> list[tuple[str, int]]:
 
 def _yaml_documents(text: str, source: str) -> list[_Document]:
     out = []
+    # the characters the block-style reader refuses are looked for once, in the whole stream
+    block = not _goyaml_block.has_unusual_characters(text)
     for chunk, first_line in split_yaml(text, source):
         try:
-            value = _goyaml.decode_yaml(chunk)
+            value = _goyaml_block.decode_block(chunk, checked=True) if block else _goyaml_block.NOT_BLOCK
+            if value is _goyaml_block.NOT_BLOCK:
+                value = _goyaml.decode_yaml(chunk, block=not block)
         except _goyaml.DecodeError as exc:
             message, absolute = exc.message, None
             if exc.line is not None:
@@ -311,7 +349,9 @@ _LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 def objects_from_text(text: str, source: str, validate: bool = True) -> list[Manifest]:
     """Every object in the text of one source, checked; raises ManifestError."""
     documents = _json_documents(text, source) if _is_json(text) else _yaml_documents(text, source)
-    if _LONE_SURROGATE.search(text):  # escapes of half a UTF-16 pair: Go reads them as U+FFFD
+    # escapes of half a UTF-16 pair: Go reads them as U+FFFD (the search is skipped in plain
+    # ASCII without escapes, where it is a tenth of the reading)
+    if ("\\u" in text or not text.isascii()) and _LONE_SURROGATE.search(text):
         documents = [_Document(without_lone_surrogates(d.value), d.line) for d in documents]
     manifests: list[Manifest] = []
     for index, doc in enumerate(documents):
