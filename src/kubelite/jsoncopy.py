@@ -9,11 +9,6 @@ deep for it) is copied by copy.deepcopy, as before.
 """
 from __future__ import annotations
 
-try:  # the C pickler itself (what pickle.dumps/loads are): the pickle module's own import is ~1 ms
-    from _pickle import dumps as _dumps, loads as _loads
-except ImportError:  # an interpreter without it
-    from pickle import dumps as _dumps, loads as _loads
-
 TYPE_CHECKING = False  # typing for annotations only: a short command's start does without it
 if TYPE_CHECKING:
     from typing import TypeVar
@@ -21,6 +16,27 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 _PROTOCOL = 5  # pickle.HIGHEST_PROTOCOL
+
+
+def _load_pickler() -> None:
+    """The C pickler itself (what pickle.dumps/loads are; the pickle module's own import is ~1 ms),
+    at the first copy: a command that only reads copies nothing and does without _pickle's import."""
+    global _dumps, _loads
+    try:
+        from _pickle import dumps, loads
+    except ImportError:  # an interpreter without it
+        from pickle import dumps, loads
+    _dumps, _loads = dumps, loads
+
+
+def _dumps(value, protocol: int) -> bytes:  # until the first copy: load the pickler, then use it
+    _load_pickler()
+    return _dumps(value, protocol)
+
+
+def _loads(data: bytes):  # (clone looks it up before _dumps runs: the first copy comes here too)
+    _load_pickler()
+    return _loads(data)
 
 
 def clone(value: T) -> T:

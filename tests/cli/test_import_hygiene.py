@@ -35,7 +35,8 @@ SHORT_COMMAND_FORBIDDEN = ("kubelite.cli.help_texts", "kubelite.cli.help_texts_m
 # door consults only for an impersonated user, nor csv (a --token-auth-file's reader), nor locale
 # (gettext's, for translations of argparse's texts, which Python does not ship), nor the label
 # selector parser without a selector, the patch decoders, /metrics' number format, the printers of
-# workloads (a Table loads its resource's printers).
+# workloads (a Table loads its resource's printers), the C pickler (jsoncopy's, for copies: a list
+# copies nothing).
 GET_EMBEDDED_FORBIDDEN = ("uvicorn", "cryptography", "yaml", "click", "pygments", "kubelite.manifest.documents",
                           "kubelite.manifest.sources", "kubelite.manifest.yamlfmt", "kubelite.apply",
                           "kubelite.kustomize", "kubelite.imperative", "kubelite.server.tls", "kubelite.server.serve",
@@ -43,7 +44,7 @@ GET_EMBEDDED_FORBIDDEN = ("uvicorn", "cryptography", "yaml", "click", "pygments"
                           "kubelite.server.auth.rbac", "kubelite.server.auth.attributes",
                           "kubelite.server.auth.escalation", "csv", "locale", "kubelite.labels",
                           "kubelite.server.patching", "kubelite.manifest._gonum",
-                          "kubelite.server.printers.workloads")
+                          "kubelite.server.printers.workloads", "_pickle")
 
 
 def probe(tmp_path, *argv: str) -> dict:

@@ -58,11 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     if argv is not None:  # a caller's main([...])
         return _main(list(argv), own_process=False)
     try:  # the script or python -m kubelite: the process ends when this returns
-        return _main(sys.argv[1:], own_process=True)
+        code = _main(sys.argv[1:], own_process=True)
     finally:
         from kubelite import gcpace
 
         gcpace.none_at_exit()
+    from kubelite import quickexit
+
+    quickexit.end(code)  # returns only when the interpreter's own exit has something to report
+    return code
 
 
 def _main(argv: list[str], own_process: bool) -> int:
