@@ -3,9 +3,16 @@
 kubelite -> `kubelite serve`, and real kubectl -> `kubelite serve` (when /usr/bin/kubectl exists).
 Prints objects/s and ratios (kubelite / kubectl: above 1 kubelite is faster).
 
-Usage: python bench/apply.py [--smoke] [--objects N] [--modes csa|ssa|both] [--without-kubectl]
+Usage: python bench/apply.py [--smoke] [--objects N] [--modes csa|ssa|both] [--without-kubectl] [--settled]
+                            [--server-workers N]
 (--without-kubectl: the kubelite rows alone, to compare two kubelite versions quickly; at 500
-objects kubectl's own rows take minutes.)
+objects kubectl's own rows take minutes. --settled: after each phase, wait untimed until every
+Deployment's rollout is done (`wait --for=jsonpath=...`, with the tool of the row), so that each
+phase starts on a settled cluster. kubectl's phases last long enough to meet one anyway; without
+it, kubelite's re-apply starts while the controllers still make the 125 Deployments' ReplicaSets
+and Pods, and its requests wait behind them in the server. --server-workers N: both servers run
+`kubelite serve --workers N`, processes sharing the store, so a create is answered on a second
+core while the first runs the client and the controllers.)
 
 Where the time goes (500 objects, kubelite -> serve, cProfile, 2-core machine shared with other
 jobs): kubectl spends it per object (22.8 s / 70.5 s / 99.4 s on an idle machine of this kind for
@@ -131,17 +138,36 @@ def run_tool(argv: list[str], env: dict) -> float:
 COLUMNS = [name for name, _, _ in phases(0)] + ["delete -f"]
 
 
+# What a settled cluster shows for every Deployment of the bench: its rollout done, one pod (made,
+# not necessarily running: the simulated node takes 110 pods, the bench has a Deployment per 4
+# objects, and the pods past 110 stay Pending whichever tool made them).
+SETTLED = ("{.status.observedGeneration}", "{.status.updatedReplicas}=1", "{.status.replicas}=1")
+
+
+def settle(base_argv: list[str], env: dict, namespace: list[str], n: int) -> None:
+    """Wait (not timed) until the controllers finished what the last phase set them to do, so each
+    phase meets a settled cluster whichever tool ran before: kubectl's phases take seconds to
+    minutes and meet one anyway, kubelite's would otherwise meet the Deployments still rolling out."""
+    if n < 4:
+        return  # no Deployment in the run
+    for path in SETTLED:
+        run_tool([*base_argv, "wait", *namespace, "deployment", "-l", "bench=apply", "--timeout=300s",
+                  f"--for=jsonpath={path}"], env)
+
+
 def bench(label: str, base_argv: list[str], env: dict, work: pathlib.Path, n: int,
-          flags: tuple[str, ...] = ()) -> dict[str, float]:
+          flags: tuple[str, ...] = (), settled: bool = False) -> dict[str, float]:
     rates = {}
+    namespace = list(flags[:2]) if flags[:1] == ("-n",) else []
     for name, objs, extra in phases(n):
         directory = work / label.replace(" ", "_") / name.replace(" ", "_").replace("%", "pct")
         write_dir(directory, objs)
         # (with flags, pruning is the ApplySet's: label-selected pruning refuses server-side apply)
         elapsed = run_tool([*base_argv, "apply", *flags, "-f", str(directory), *([] if flags else extra)], env)
         rates[name] = len(objs) / elapsed
+        if settled:
+            settle(base_argv, env, namespace, n)
     # every object the last phase left, deleted from its files (in the flags' namespace, if any)
-    namespace = list(flags[:2]) if flags[:1] == ("-n",) else []
     elapsed = run_tool([*base_argv, "delete", *namespace, "-f", str(directory)], env)
     rates["delete -f"] = len(objs) / elapsed
     return rates
@@ -152,14 +178,14 @@ SSA_FLAGS = ("-n", SSA_NAMESPACE, "--server-side", "--prune", "--applyset=bench-
 
 
 def bench_both(results: dict, label: str, argv: list[str], env: dict, work: pathlib.Path, n: int,
-               modes: str = "both") -> None:
+               modes: str = "both", settled: bool = False) -> None:
     """Client-side apply, then server-side apply of the same objects in a namespace of their own."""
     if modes in ("csa", "both"):
-        results[label] = bench(label, argv, env, work, n)
+        results[label] = bench(label, argv, env, work, n, settled=settled)
     if modes in ("ssa", "both"):
         run_tool([*argv, "create", "namespace", SSA_NAMESPACE], env)
         results[label + " (ssa)"] = bench(label + " ssa", argv, dict(env, KUBECTL_APPLYSET="true"), work, n,
-                                          SSA_FLAGS)
+                                          SSA_FLAGS, settled=settled)
 
 
 def main() -> int:
@@ -169,6 +195,10 @@ def main() -> int:
     parser.add_argument("--modes", choices=("csa", "ssa", "both"), default="both",
                         help="client-side apply, server-side apply, or both")
     parser.add_argument("--without-kubectl", action="store_true", help="only the kubelite rows")
+    parser.add_argument("--server-workers", type=int, default=1,
+                        help="`kubelite serve --workers` of the servers both tools write to")
+    parser.add_argument("--settled", action="store_true",
+                        help="wait (untimed) after each phase until the Deployments' rollouts are done")
     args = parser.parse_args()
     n = args.objects or (20 if args.smoke else 1000)
     from test_serve_support import Served
@@ -182,22 +212,25 @@ def main() -> int:
                    PYTHONPYCACHEPREFIX=str(work / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         kubelite = [sys.executable, "-m", "kubelite"]
-        bench_both(results, "kubelite embedded", kubelite, env, work, n, args.modes)
-        server = Served(work / "served", work / "kubeconfig").start()
+        bench_both(results, "kubelite embedded", kubelite, env, work, n, args.modes, args.settled)
+        serve_args = ("--workers", str(args.server_workers)) if args.server_workers > 1 else ()
+        server = Served(work / "served", work / "kubeconfig", args=serve_args).start()
         try:
             served_env = dict(env, KUBECONFIG=str(server.kubeconfig))
-            bench_both(results, "kubelite -> serve", kubelite, served_env, work, n, args.modes)
+            bench_both(results, "kubelite -> serve", kubelite, served_env, work, n, args.modes, args.settled)
             if pathlib.Path(KUBECTL).exists() and not args.without_kubectl:
-                server2 = Served(work / "served2", work / "kubeconfig2").start()
+                server2 = Served(work / "served2", work / "kubeconfig2", args=serve_args).start()
                 try:
                     bench_both(results, "kubectl -> serve", [KUBECTL, "--kubeconfig", str(server2.kubeconfig),
                                                              "--cache-dir", str(work / "cache")], env, work, n,
-                               args.modes)
+                               args.modes, args.settled)
                 finally:
                     server2.stop()
         finally:
             server.stop()
-    print(f"apply benchmark: {n} objects (ConfigMap/Secret/Service/Deployment), objects/s")
+    print(f"apply benchmark: {n} objects (ConfigMap/Secret/Service/Deployment), objects/s"
+          + (", each phase on a settled cluster" if args.settled else ", phases back to back")
+          + (f", servers with {args.server_workers} worker processes" if args.server_workers > 1 else ""))
     print(f"{'':34}" + "".join(f"{name:>14}" for name in COLUMNS))
     for label, rates in results.items():
         print(f"{label:34}" + "".join(f"{rates[p]:14.1f}" for p in COLUMNS))
