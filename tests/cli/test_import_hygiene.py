@@ -131,6 +131,24 @@ def test_a_write_waking_the_controllers_loads_neither_logging_nor_uuid(tmp_path)
     assert loaded(result["modules"], ("logging", "uuid", "platform", "socket")) == []
 
 
+def test_controllers_woken_by_a_read_load_neither_dataclasses_nor_typing(tmp_path):
+    """A command that finds the controllers due (here: the store moved since their last settle,
+    as after another process's write; every command more than 10 s after the last finds the
+    simulated kubelet's Lease renewal due) imports and settles them all: their modules declare
+    kubelite.record Records and keep typing for annotations, so dataclasses (with inspect, ast,
+    dis) and typing stay out."""
+    import subprocess
+
+    assert probe(tmp_path, "get", "ns")["code"] == 0
+    moved = ("from kubelite.server.storage.sqlite import SQLiteStore; import sys; "
+             "s = SQLiteStore(sys.argv[1]); s.set_marks(controllers_revision=0); s.close()")
+    subprocess.run([sys.executable, "-c", moved, str(tmp_path / "kubelite" / "state.db")], check=True, timeout=60)
+    result = probe(tmp_path, "get", "ns")
+    assert result["code"] == 0 and "kube-system" in result["stdout"]
+    assert "kubelite.server.controllers.manager" in result["modules"]  # (the controllers did wake)
+    assert loaded(result["modules"], ("dataclasses", "inspect", "typing")) == []
+
+
 def test_get_yaml_still_loads_the_yaml_printer(tmp_path):
     """The guard above is not vacuous: the modules it forbids do load when a command needs them."""
     result = probe(tmp_path, "get", "ns", "default", "-o", "yaml")

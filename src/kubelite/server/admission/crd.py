@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import copy
 import re as _re
-from typing import Any
 
 from kubelite.server.admission import field as _F
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "version_schema",

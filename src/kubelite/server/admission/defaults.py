@@ -21,10 +21,13 @@ managedFields) is the storage layer's job; ``generation`` rules are in
 from __future__ import annotations
 
 import base64
-from kubelite.jsoncopy import clone
-from typing import Any, Callable
 
+from kubelite.jsoncopy import clone
 from kubelite.quantity import canonical_quantity, QuantityError
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["apply_defaults", "prepare_for_create", "prepare_for_update", "group_kind", "image_pull_policy"]
 

@@ -9,8 +9,11 @@ Each builder returns a *cause* dict ``{"reason", "message", "field"}``; the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable
+from kubelite.record import FrozenRecord
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 __all__ = [
     "GoRepr",
@@ -30,8 +33,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class GoRepr:
+class GoRepr(FrozenRecord):
     """A value already formatted the way Go would print it."""
 
     text: str

@@ -4,12 +4,15 @@ kind forbids changing, with kube-apiserver's messages."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
 
 from kubelite.server.admission import field as F
 from kubelite.server.admission.defaults import group_kind
 from kubelite.server.admission.field import GoRepr, Path, go_quote
 from kubelite.server.admission import validation as V
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["validate_update", "FIELD_IMMUTABLE"]
 

@@ -17,10 +17,13 @@ from __future__ import annotations
 from kubelite.jsoncopy import clone
 import ipaddress
 import random
-from typing import Iterable, Mapping
 
 from kubelite.server import errors
 from kubelite.server.admission import field
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Iterable, Mapping
 
 __all__ = [
     "DEFAULT_SERVICE_CIDR",

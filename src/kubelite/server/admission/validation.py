@@ -20,8 +20,6 @@ per-kind dispatch table and the entry points.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from kubelite.server.admission import names as N
 from kubelite.server.admission.defaults import group_kind
 from kubelite.server.admission.validation_cluster import _event_v1, _priority_class, _role_binding
@@ -44,6 +42,10 @@ from kubelite.server.admission.validation_workloads import (  # noqa: F401 (re-e
     _cron_job, _daemon_set, _deployment, _hpa, _job, _replica_set, _replication_controller, _stateful_set,
     job_spec_errors,
 )
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Callable
 
 __all__ = ["validate", "validate_create", "validate_update", "name_validator", "TOTAL_ANNOTATION_SIZE_LIMIT"]
 

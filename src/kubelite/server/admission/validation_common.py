@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubelite.server.admission import field as F
 from kubelite.server.admission.field import GoRepr, go_quote
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 MAX_INT32 = 2**31 - 1

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubelite.server.admission import field as F
 from kubelite.server.admission import names as N
 from kubelite.server.admission.field import Path
 from kubelite.server.admission.validation_common import Causes, _map
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 MAX_CONFIG_DATA_SIZE = 1024 * 1024

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from kubelite.server.admission import field as F
 from kubelite.server.admission import names as N
 from kubelite.server.admission.field import Path
 from kubelite.server.admission.validation_common import Causes, _dicts, _map
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
@@ -35,7 +37,7 @@ def validate_annotations(annotations: Any, path: str) -> Causes:
     return errs
 
 
-NameFn = Callable[[str, bool], list]
+NameFn = "Callable[[str, bool], list]"  # (annotations only)
 
 
 def validate_object_meta(meta: Any, namespaced: bool, name_fn: NameFn, path: str = "metadata") -> Causes:

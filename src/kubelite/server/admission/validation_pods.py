@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 from kubelite.server.admission import field as F
 from kubelite.server.admission import names as N
 from kubelite.quantity import QuantityError, canonical_quantity, quantity_value
 from kubelite.server.admission.field import Path
 from kubelite.server.admission.validation_common import Causes, MAX_INT32, _dicts, _map
 from kubelite.server.admission.validation_meta import validate_annotations, validate_labels
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 
 _VOLUME_SOURCES = (

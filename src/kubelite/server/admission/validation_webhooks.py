@@ -4,7 +4,6 @@ a recognised admissionReviewVersion, unique webhook names, matchConditions that 
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlsplit
 
 from kubelite.server.admission import field as F
@@ -12,6 +11,10 @@ from kubelite.server.admission import names as N
 from kubelite.server.admission.field import Path
 from kubelite.server.admission.validation_common import Causes, _dicts, _map
 from kubelite.server.admission.validation_meta import validate_label_selector
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any
 
 _REVIEW_VERSIONS = ("v1", "v1beta1", "v1alpha1")
 _OPERATIONS = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from kubelite.server.admission import field as F
 from kubelite.server.admission.field import GoRepr, Path
@@ -14,6 +13,10 @@ from kubelite.server.admission.validation_meta import (
     _selector_empty, _selector_parses, selector_matches, validate_label_selector, validate_labels,
 )
 from kubelite.server.admission.validation_pods import validate_pod_template
+
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _replicas_and_template(spec: dict, path: Path) -> Causes:

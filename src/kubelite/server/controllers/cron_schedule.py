@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass
+
+from kubelite.record import Record
 
 UTC = datetime.timezone.utc
 MACROS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *", "@weekly": "0 0 * * 0",
@@ -26,8 +27,7 @@ class ScheduleError(ValueError):
     pass
 
 
-@dataclass
-class Schedule:
+class Schedule(Record):
     minutes: frozenset
     hours: frozenset
     days: frozenset

@@ -20,8 +20,8 @@ from __future__ import annotations
 import base64
 import datetime
 import pathlib
-from dataclasses import dataclass
 
+from kubelite.record import FrozenRecord
 from kubelite.server.controllers.base import Controller
 
 CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client"
@@ -37,8 +37,7 @@ class SignerRejection(Exception):
     """Why a request breaks its signer's rules (the Failed condition's message)."""
 
 
-@dataclass(frozen=True)
-class SigningCA:
+class SigningCA(FrozenRecord):
     """The CA certificate and key (PEM) the signer issues with."""
     cert_pem: bytes
     key_pem: bytes

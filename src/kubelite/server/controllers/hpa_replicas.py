@@ -10,9 +10,9 @@ milli-units, read back from the served Quantities exactly as the controller read
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from kubelite.quantity import QuantityError, quantity_value
+from kubelite.record import Record
 from kubelite.server import metrics as usage_rule
 from kubelite.server.clock import parse_time
 from kubelite.server.controllers import hpa_math
@@ -26,8 +26,7 @@ class MetricsError(Exception):
     """A metric could not be computed; the message is the controller's own text."""
 
 
-@dataclass
-class Sample:
+class Sample(Record):
     value: int  # milli-units
     timestamp: float
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import copy
 import itertools
-from dataclasses import dataclass, field
 
+from kubelite.record import Record, factory
 from kubelite.server.clock import parse_time
 from kubelite.server.controllers import job_policy as jp
 from kubelite.server.controllers.base import MAX_PODS_PER_SYNC, MERGE, Controller, controller_ref, split_key
@@ -27,17 +27,16 @@ FAILED_INDEXES = ("FailedIndexes", "Job has failed indexes")
 MAX_FAILED_INDEXES = ("MaxFailedIndexesExceeded", "Job has exceeded the specified maximal number of failed indexes")
 
 
-@dataclass
-class Tally:
+class Tally(Record):
     """What the pods of one Job say at the start of a sync."""
-    active: list = field(default_factory=list)
-    terminating: list = field(default_factory=list)
-    release: list = field(default_factory=list)  # pods whose finalizer goes once the status is written
-    unc_succeeded: list = field(default_factory=list)
-    unc_failed: list = field(default_factory=list)
-    completed: set = field(default_factory=set)
-    failed_indexes: set = field(default_factory=set)
-    index_failures: dict = field(default_factory=dict)
+    active: list = factory(list)
+    terminating: list = factory(list)
+    release: list = factory(list)  # pods whose finalizer goes once the status is written
+    unc_succeeded: list = factory(list)
+    unc_failed: list = factory(list)
+    completed: set = factory(set)
+    failed_indexes: set = factory(set)
+    index_failures: dict = factory(dict)
     fail_job: str | None = None
     last_failure: float | None = None
 

@@ -19,8 +19,8 @@ work to that server's controllers.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from kubelite.record import FrozenRecord
 from kubelite.server.clock import parse_time
 from kubelite.server.controllers.base import ApiClient, log
 from kubelite.server.errors import StatusError
@@ -32,8 +32,7 @@ NAME = "kube-controller-manager"
 MANAGER = "kube-controller-manager"
 
 
-@dataclass(frozen=True)
-class ElectionTimes:
+class ElectionTimes(FrozenRecord):
     """kube-controller-manager's --leader-elect-lease-duration/renew-deadline/retry-period."""
 
     lease_duration: float = 15.0

@@ -3,8 +3,8 @@ managers ("ancient-changes")."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
+from kubelite.record import Record, factory, uncompared
 from kubelite.server.fieldmanager import paths as fp
 
 APPLY, UPDATE = "Apply", "Update"
@@ -12,18 +12,17 @@ MAX_UPDATE_MANAGERS = 10
 ANCIENT_CHANGES = "ancient-changes"
 
 
-@dataclass
-class Entry:
+class Entry(Record):
     manager: str
     operation: str
     api_version: str
     time: str | None
     subresource: str = ""
-    fields: set = field(default_factory=set)
+    fields: set = factory(set)
     # The stored FieldsV1 this entry was decoded from, and its set then: re-encoding an
     # untouched entry reuses it (most entries of most writes are untouched).
-    raw: dict | None = field(default=None, compare=False, repr=False)
-    raw_fields: frozenset | None = field(default=None, compare=False, repr=False)
+    raw: dict | None = uncompared(None, repr=False)
+    raw_fields: frozenset | None = uncompared(None, repr=False)
 
     @property
     def ident(self) -> tuple:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 from functools import cmp_to_key, lru_cache
-from typing import Iterable, Iterator
 
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Iterable, Iterator
 Path = tuple
 _KIND_ORDER = {"f": 0, "k": 1, "v": 2, "i": 3}
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
 
 from kubelite.jsoncopy import clone
+from kubelite.record import FrozenRecord
 
 GROUP = "admissionregistration.k8s.io"
 MUTATING = "mutatingwebhookconfigurations"
@@ -19,8 +19,7 @@ VALIDATING = "validatingwebhookconfigurations"
 _PREFIX = f"/registry/{GROUP}/"
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(FrozenRecord):
     """One webhook of one configuration, defaulted."""
 
     configuration: str

@@ -7,15 +7,16 @@ against the other versions the resource is served in, and last the matchConditio
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
-
+from kubelite.record import FrozenRecord, Record, factory
 from kubelite.server import errors
 from kubelite.server.admission.validation_meta import selector_matches
 
+TYPE_CHECKING = False  # typing for annotations only: a write's first admission does without its import
+if TYPE_CHECKING:
+    from typing import Callable
 
-@dataclass
-class Attributes:
+
+class Attributes(Record):
     """What is being admitted (kube-apiserver's admission.Attributes)."""
 
     operation: str  # CREATE | UPDATE | DELETE
@@ -30,11 +31,10 @@ class Attributes:
     user: object
     subresource: str = ""
     dry_run: bool = False
-    options: dict = field(default_factory=dict)
+    options: dict = factory(dict)
 
 
-@dataclass(frozen=True)
-class Invocation:
+class Invocation(FrozenRecord):
     """A webhook to call, and the group/version/resource/kind the request is presented as."""
 
     hook: object

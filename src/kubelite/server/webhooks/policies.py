@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
 
+from kubelite.record import Record
 from kubelite.server import errors
 from kubelite.server.admission.validation_meta import selector_matches
 from kubelite.server.webhooks.config import GROUP, GroupRead
@@ -38,14 +38,12 @@ _REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge":
 _MAX_MESSAGE = 5 * 1024
 
 
-@dataclass
-class Decision:
+class Decision(Record):
     message: str
     reason: str = ""
 
 
-@dataclass
-class Denial:
+class Denial(Record):
     policy: str
     binding: str | None
     message: str
@@ -54,8 +52,7 @@ class Denial:
 
 # -- the policies stored now -----------------------------------------------------------------------
 
-@dataclass
-class PolicyHook:
+class PolicyHook(Record):
     policy: dict
     bindings: list[dict]
     evaluator: "Evaluator"
@@ -230,8 +227,7 @@ class ConfigurationError(Exception):
     pass
 
 
-@dataclass
-class _Match:
+class _Match(Record):
     group: str
     version: str
     resource: str
