@@ -26,6 +26,17 @@ def decode_yaml(text: str, loader_class=None, *, block: bool = True) -> object:
         value = decode_block(text)
         if value is not NOT_BLOCK:
             return value
-    from . import _goyaml_libyaml
+    return _libyaml().decode_yaml(text, loader_class)
 
-    return _goyaml_libyaml.decode_yaml(text, loader_class)
+
+_LIBYAML = None
+
+
+def _libyaml():
+    """_goyaml_libyaml, imported with PyYAML at the first document the block reader declines."""
+    global _LIBYAML
+    if _LIBYAML is None:
+        from . import _goyaml_libyaml
+
+        _LIBYAML = _goyaml_libyaml
+    return _LIBYAML

@@ -23,6 +23,8 @@ _STR = _YAML + "str"
 _MAP = _YAML + "map"
 _SEQ = _YAML + "seq"
 _MERGE = _YAML + "merge"
+# First characters of the plain scalars resolve_plain may turn into something else than themselves.
+_RESOLVABLE = frozenset("yYnNtTfFoO~.+-0123456789")
 
 
 class GoYamlLoader(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -32,10 +34,19 @@ class GoYamlLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     :func:`resolve_plain`, with go-yaml v2's rules instead of PyYAML's.
     """
 
+    if _BaseLoader is not yaml.SafeLoader:
+        def __init__(self, stream):  # only the composer: the constructor and resolver state is never used
+            yaml.cyaml.CParser.__init__(self, stream)
+
     def resolve(self, kind, value, implicit):  # noqa: D401 - PyYAML hook
         if kind is ScalarNode:
             return _PLAIN if implicit[0] else _STR
         return _MAP if kind is MappingNode else _SEQ
+
+    # Path resolvers are never registered: the composer's two calls around every node go to
+    # C callables that ignore their arguments, not to Python methods that check for none.
+    descend_resolver = staticmethod(slice)
+    ascend_resolver = staticmethod(tuple)
 
 
 class GoYamlPyLoader(yaml.SafeLoader):
@@ -98,8 +109,8 @@ class _Builder:
         self.decoded += 1
         if self.alias_depth:
             self.aliased += 1
-        if self.aliased > 100 and self.decoded > 1000 and self.aliased / self.decoded > _allowed_alias_ratio(self.decoded):
-            raise DecodeError("yaml: document contains excessive aliasing")  # go-yaml names no line
+        if self.aliased > 100:
+            self._check_aliasing()
 
     def _build(self, node) -> object:
         self._count(node)
@@ -109,12 +120,38 @@ class _Builder:
         self.active.add(ident)
         try:
             if isinstance(node, SequenceNode):
-                return [self.build(child) for child in node.value]
+                return [self.leaf(child) if child.__class__ is ScalarNode else self.build(child)
+                        for child in node.value]
             out: dict[str, object] = {}
             self.fill(node, out)
             return out
         finally:
             self.active.discard(ident)
+
+    def leaf(self, node: ScalarNode) -> object:
+        """build() of a scalar node in one call: most nodes are scalars."""
+        ident = id(node)
+        seen = self.seen
+        again = ident in seen
+        if not again:
+            seen.add(ident)
+        self.decoded += 1
+        if again or self.alias_depth:
+            self.aliased += 1
+        if self.aliased > 100:
+            self._check_aliasing()
+        tag, text = node.tag, node.value
+        if tag == _PLAIN:
+            if text[:1] in _RESOLVABLE or not text:
+                return json_number(resolve_plain(text))
+            return text
+        if tag == _STR:
+            return text
+        return json_number(resolve_tagged(tag, text))
+
+    def _check_aliasing(self) -> None:
+        if self.decoded > 1000 and self.aliased / self.decoded > _allowed_alias_ratio(self.decoded):
+            raise DecodeError("yaml: document contains excessive aliasing")  # go-yaml names no line
 
     @staticmethod
     def scalar(node: ScalarNode) -> object:
@@ -126,18 +163,20 @@ class _Builder:
 
     def fill(self, node: MappingNode, out: dict) -> None:
         for key_node, value_node in node.value:
-            if self._is_merge(key_node):
+            if key_node.__class__ is not ScalarNode:
+                raise DecodeError("yaml: invalid map key", key_node.start_mark.line + 1)
+            tag, text = key_node.tag, key_node.value
+            if text == "<<" and tag in (_PLAIN, _MERGE):
                 self.merge(value_node, out)
                 continue
-            if not isinstance(key_node, ScalarNode):
-                raise DecodeError("yaml: invalid map key", key_node.start_mark.line + 1)
             self._count(key_node)
-            key = key_string(self.scalar(key_node), key_node.start_mark.line + 1)
-            out[key] = self.build(value_node)
-
-    @staticmethod
-    def _is_merge(node) -> bool:
-        return isinstance(node, ScalarNode) and node.value == "<<" and node.tag in (_PLAIN, _MERGE)
+            if tag == _STR or (tag == _PLAIN and text and text[0] not in _RESOLVABLE):
+                key = text
+            else:
+                key = self.scalar(key_node)
+                if key.__class__ is not str:
+                    key = key_string(key, key_node.start_mark.line + 1)
+            out[key] = self.leaf(value_node) if value_node.__class__ is ScalarNode else self.build(value_node)
 
     def merge(self, node, out: dict) -> None:
         # Earlier maps of a merge sequence win, so apply them last.

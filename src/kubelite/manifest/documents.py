@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
 
 from kubelite.schema.gojson import json_kind, without_lone_surrogates
 
@@ -24,7 +23,6 @@ from .jsonfmt import to_compact_json
 _STOP_VALIDATE = "if you choose to ignore these errors, turn validation off with --validate=false"
 
 
-@dataclass(frozen=True)
 class Manifest:
     """One object read from a source.
 
@@ -33,13 +31,46 @@ class Manifest:
     the 0-based index of the document in that source, ``line`` the 1-based line
     where the document starts, and ``item`` the position within a List
     document (None for a document that is itself the object).
+
+    Immutable, compared by all five, unhashable (``obj`` is a dict): what a frozen
+    dataclass is, written out because dataclasses (with inspect) took a third of
+    the reader's import time.
     """
 
-    obj: dict = field(compare=True)
+    __slots__ = ("obj", "source", "document", "line", "item")
+    obj: dict
     source: str
     document: int
     line: int
-    item: int | None = None
+    item: int | None
+
+    def __init__(self, obj: dict, source: str, document: int, line: int, item: int | None = None):
+        setter = object.__setattr__
+        setter(self, "obj", obj)
+        setter(self, "source", source)
+        setter(self, "document", document)
+        setter(self, "line", line)
+        setter(self, "item", item)
+
+    def _fields(self) -> tuple:
+        return (self.obj, self.source, self.document, self.line, self.item)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return (f"Manifest(obj={self.obj!r}, source={self.source!r}, document={self.document!r}, "
+                f"line={self.line!r}, item={self.item!r})")
 
     def where(self) -> str:
         """A short location for messages: ``file.yaml:12`` (plus the List item)."""
@@ -47,10 +78,12 @@ class Manifest:
         return text if self.item is None else f"{text} (items[{self.item}])"
 
 
-@dataclass(frozen=True)
 class _Document:
-    value: object
-    line: int
+    __slots__ = ("value", "line")
+
+    def __init__(self, value: object, line: int):
+        self.value = value
+        self.line = line
 
 
 # -- splitting ---------------------------------------------------------------------
@@ -365,8 +398,15 @@ def objects_from_text(text: str, source: str, validate: bool = True) -> list[Man
 
 def _document_objects(doc: _Document, index: int, source: str, validate: bool) -> list[Manifest]:
     manifests: list[Manifest] = []
-    if doc.value is None:
+    value = doc.value
+    if value is None:
         return manifests
+    if value.__class__ is dict and "items" not in value:
+        # what nearly every document is, and passes every check below
+        kind, api_version = value.get("kind"), value.get("apiVersion")
+        if (kind.__class__ is str and kind and kind != "List" and api_version.__class__ is str and api_version
+                and api_version.count("/") <= 1):
+            return [Manifest(value, source, index, doc.line)]
     if validate:
         problems = _validate(doc.value)
         if problems:
