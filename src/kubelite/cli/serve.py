@@ -127,6 +127,9 @@ def run(argv: list[str]) -> int:
         # The controllers start once the API is listening: their first round (tokens, CA
         # ConfigMaps, nodes, leases) no longer competes with the server's own start.
         server.cluster.start()
+        from kubelite.server import warmup
+
+        warmup.start()
         if worker:
             return
         print(f"kubelite API server listening on {url} (data in {data_dir})", file=sys.stderr, flush=True)

@@ -22,6 +22,19 @@ def user_from_certificate(der: bytes) -> users.UserInfo | None:
     # Kept per certificate: a client sends the same one on every connection, and parsing it
     # was a twentieth of a small write's time on the server. The user read from given bytes
     # never changes; whether the certificate is still valid is the TLS handshake's check.
+    from kubelite.server.auth.dersubject import subject_names
+
+    names = subject_names(der) or _subject_names_by_cryptography(der)
+    if names is None:
+        return None
+    common_names, organizations = names
+    if not common_names or not common_names[0]:
+        return None  # kube-apiserver: a certificate without a CommonName authenticates nobody
+    return users.authenticated(common_names[0], organizations)
+
+
+def _subject_names_by_cryptography(der: bytes) -> tuple[list[str], list[str]] | None:
+    """What dersubject leaves: encodings it does not read, and bytes that are no certificate."""
     from cryptography import x509
     from cryptography.x509.oid import NameOID
 
@@ -29,11 +42,8 @@ def user_from_certificate(der: bytes) -> users.UserInfo | None:
         cert = x509.load_der_x509_certificate(der)
     except ValueError:
         return None
-    names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
-    if not names or not names[0].value:
-        return None  # kube-apiserver: a certificate without a CommonName authenticates nobody
-    groups = [str(o.value) for o in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
-    return users.authenticated(str(names[0].value), groups)
+    return ([str(a.value) for a in cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)],
+            [str(a.value) for a in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)])
 
 
 def issue_client_certificate(pki: pathlib.Path, name: str, groups=()) -> tuple[bytes, bytes]:
