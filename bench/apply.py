@@ -211,7 +211,9 @@ def main() -> int:
         env = dict(os.environ, HOME=str(work / "home"), KUBELITE_HOME=str(work / "embedded"),
                    PYTHONPYCACHEPREFIX=str(work / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        kubelite = [sys.executable, "-m", "kubelite"]
+        # as installed: the `kubelite` script next to this Python (as bench/cli.py runs it)
+        script = pathlib.Path(sys.executable).with_name("kubelite")
+        kubelite = [str(script)] if script.exists() else [sys.executable, "-m", "kubelite"]
         bench_both(results, "kubelite embedded", kubelite, env, work, n, args.modes, args.settled)
         serve_args = ("--workers", str(args.server_workers)) if args.server_workers > 1 else ()
         server = Served(work / "served", work / "kubeconfig", args=serve_args).start()
