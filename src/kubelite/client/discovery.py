@@ -233,10 +233,10 @@ def _fetch_all(transport, paths: list[str]) -> list[dict | None]:
 
     if len(paths) <= 1:
         return [fetch(p) for p in paths]
-    from concurrent.futures import ThreadPoolExecutor
+    from kubelite.client.workers import Pool
 
-    with ThreadPoolExecutor(max_workers=min(LEGACY_FETCH_WORKERS, len(paths))) as pool:
-        return list(pool.map(fetch, paths))
+    with Pool(min(LEGACY_FETCH_WORKERS, len(paths))) as pool:
+        return pool.map(fetch, paths)
 
 
 def _aggregated_version(version: str, resource_list: dict) -> dict:

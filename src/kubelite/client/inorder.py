@@ -64,12 +64,12 @@ def in_order(items: Iterable, work: Callable[[Any], Any], *, workers: int = WORK
         for item in items:
             yield item, _Now(work, item)
         return
-    from concurrent.futures import ThreadPoolExecutor
+    from kubelite.client.workers import Pool
 
     pending: deque = deque()
     keys: dict = {}  # key -> how many pending items have it
     in_flight = [0]  # pending items a worker runs
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with Pool(workers) as pool:
         for item in items:
             item_key = key(item)
             if alone(item) or (item_key is not None and keys.get(item_key)):
