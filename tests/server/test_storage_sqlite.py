@@ -463,3 +463,24 @@ def test_prefix_version_stays_while_writes_go_elsewhere_and_sees_other_processes
     finally:
         store.close()
         other.close()
+
+
+def test_watchers_see_a_blocks_writes_only_once_it_commits(tmp_path):
+    # a writer hands its rows to the watchers itself: inside a block they are not committed yet
+    store = SQLiteStore(tmp_path / "state.db", poll_interval=3600)
+    watcher = store.watch("/registry/pods/")
+    try:
+        with pytest.raises(RuntimeError):
+            with store.durable_at_end():
+                store.create("/registry/pods/default/gone", b"1")
+                assert watcher.next(timeout=0) is None  # nothing committed yet
+                raise RuntimeError("rolled back")
+        with store.durable_at_end():
+            store.create("/registry/pods/default/kept", b"1")
+            assert watcher.next(timeout=0) is None
+        event = watcher.next(timeout=60)
+        assert event is not None and event.kv.key == "/registry/pods/default/kept"
+        assert watcher.next(timeout=0) is None  # the rolled-back write never shows
+    finally:
+        watcher.close()
+        store.close()
