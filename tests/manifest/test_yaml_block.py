@@ -48,6 +48,14 @@ BLOCK_DOCUMENTS = [
     "a: {}\nb: []\nc:\n- {}\n- []\n",
     "a b: 1\nk8s.io/x: 2\n\u00e9: \u65e5\u672c\na: 3\n\U0001F600: x\n",
     "a: 1\nb: 2\na: 3\n",
+    # plain scalars over several lines (as go-yaml prints long ones): folded, empty lines kept
+    "a: b c\n  d e\n\n  f\n\n\n  g\nx:\n- y\n  z\n- yes\n  no\n- 1\n  2\nk: 0x1F\n  # c\nm: 1\n",
+    "- a: long\n   text\n  b: x\n",
+    # single-quoted scalars over several lines, literal scalars (what kubectl prints for text)
+    "a: 'x ''\n  y''\n\n  z  '  # c\nb: 1\n",
+    "- 'x\n  y'\n- z\n",
+    "a: |\n  x\n    y:\n\n  - z # not a comment\nb: |-\n  x\n\n\nc:\n- |\n\n  x\n   \n     \n- 1\n",
+    "k:\n- a: |\n    x: 1\n  b: 2\n",
     # indented document, document of comments only, empty document
     "  a: 1\n  b:\n    c: 2\n",
     "# only\n# comments\n",
@@ -57,15 +65,18 @@ BLOCK_DOCUMENTS = [
 
 # Each is declined to the libyaml reader (which decodes it or words its error).
 DECLINED_DOCUMENTS = [
-    "a: |\n  text\n", "a: >\n  folded\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: \"esc\\n\"\n",
-    "a: b\n  continued\n", "a:\n  b\n", "- - a\n", "a: {b: 1}\n", "a: [1, 2]\n", "<<: {a: 1}\n",
-    "a:\tb\n", "a: b: c\n", "a: 'open\n  close'\n", "a:\n  - b\n  c: 1\n", "a: 1\n b: 2\n",
+    "a: >\n  folded\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: \"esc\\n\"\n",
+    "a: b\n  c: d\n", "a: b\n  - c\n", "a: b\n  # c\n  d\n", "a: b\n\n  # c\n  d\n", "- a\n  b: c\n",
+    "a: |+\n  x\n\n", "a: |2\n   x\n", "a: >\n  x\n", "a: | # c\n  x\n", "a: |\n    \n  x\n", "a: |\nb: 1\n",
+    "a: |\n  x", "a: 'x\n  y'z\n", "a: 'x\ny'\n", "- 'a\n  b': c\n", "a: 'x\n  y: z'\n", "a: 'x\n  - y'\n",
+    "a: 'b'\n  c\n", "a: b #c\n  d\n", "a: b\n  c # d\n", "a:\n  b\n", "- - a\n", "a: {b: 1}\n", "a: [1, 2]\n", "<<: {a: 1}\n",
+    "a:\tb\n", "a: b: c\n", "a:\n  - b\n  c: 1\n", "a: 1\n b: 2\n",
     "a:\n    b: 1\n  c: 2\n", "---\na: 1\n", "a: 1\n...\n", "%YAML 1.1\n---\na: 1\n", "? a\n: b\n",
     "a: .inf\n", "null: 1\n", "18446744073709551615: x\n", "k" * 1100 + ": v\n", "scalar\n",
     "a: 1 #c\nb:c\n", "a: 'x'y\n", "a: 'x'#c\n", "a: \x85\n", "a: \u2028\n", "\ufeffa: 1\n", "a: b\x7f\n",
 ]
 
-TOKENS = ["a", "yes", "No", "~", "null", "1", "-1", "0x1F", "017", "1.5", ".inf", "1e400", "<<", "-", "-a", "?",
+TOKENS = ["word " * 20, "a", "yes", "No", "~", "null", "1", "-1", "0x1F", "017", "1.5", ".inf", "1e400", "<<", "-", "-a", "?",
           ":a", "a:b", "a: b", "a:", "#", "a #b", "a#b", "'q'", "'a''b'", "''", "'a", '"d"', '"a\\nb"', "{}", "[]",
           "{a}", "a[b]", ",", "&x", "*x", "!t", "|", ">", "%", "@", "...", "---", "\u00e9", "\t", " ", "a b",
           "true", "2001-12-14", "1:20", "'x' #c", "{} #c", "[]#c", "\u00a0", "\x85", "\r", "08", "-0.0"]
@@ -129,6 +140,11 @@ def _random_value(rng: random.Random, depth: int = 0) -> object:
     return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
 
 
+def _random_text(rng: random.Random) -> str:
+    lines = ["a", "b: c", "- d", "  e", "", "x y", "  - z: 1", "\u00e9", "# f", "k: |", "it's", "   "]
+    return "\n".join(rng.choice(lines) for _ in range(rng.randint(1, 5))) + rng.choice(["", "\n"])
+
+
 def _random_documents(count: int):
     """Documents of random lines, and printed values with a line or two changed."""
     from kubelite.manifest import to_yaml
@@ -138,8 +154,9 @@ def _random_documents(count: int):
         if rng.random() < 0.4:
             yield "\n".join(_random_line(rng) for _ in range(rng.randint(1, 7))) + "\n"
             continue
+        value = _random_text(rng) if rng.random() < 0.3 else _random_value(rng)
         try:
-            lines = to_yaml({"k": _random_value(rng), "l": [_random_value(rng)]}).split("\n")
+            lines = to_yaml({"k": value, "l": [_random_value(rng)]}).split("\n")
         except ManifestError:  # a key kubectl's printer refuses
             continue
         for _ in range(rng.choice([0, 1, 2])):
@@ -162,7 +179,7 @@ def test_random_documents_read_as_libyaml_reads_them():
     for text in _random_documents(3000):
         assert _agree(text), text
         taken += decode_block(text) is not NOT_BLOCK
-    assert taken > 500  # the block reader did take a good share of them
+    assert taken > 300  # the block reader did take a good share of them
 
 
 @pytest.mark.kubectl
