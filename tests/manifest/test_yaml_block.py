@@ -211,3 +211,22 @@ def test_streams_split_at_separators_as_line_by_line():
     for _ in range(5000):
         text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) + rng.choice(["", "\n", "\n\n"])
         assert _split(_split_at_separators, text) == _split(_split_lines, text), text
+
+
+def test_block_documents_are_read_without_pyyaml(tmp_path: pathlib.Path):
+    """PyYAML's import (~10 ms here) is paid only for a document the block reader leaves to
+    libyaml, and the reader needs no dataclasses (~5 ms with inspect)."""
+    import sys
+
+    path = tmp_path / "objects.yaml"
+    path.write_text("---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  text: |\n"
+                                 f"    line\n  note: 'a long\n    note'\n" for i in range(3)), encoding="utf-8")
+    probe = ("import sys; from kubelite.manifest import read_sources; "
+             f"objs = read_sources([{str(path)!r}]); "
+             "print(len(objs), objs[2].obj['data'], [m for m in ('yaml', 'dataclasses') if m in sys.modules])")
+    flow = tmp_path / "flow.yaml"
+    flow.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\n", encoding="utf-8")
+    then = (f"; read_sources([{str(flow)!r}]); print('yaml' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe + then], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "3 {'text': 'line\\n', 'note': 'a long note'} []\nTrue\n"
