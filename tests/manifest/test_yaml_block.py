@@ -56,6 +56,8 @@ BLOCK_DOCUMENTS = [
     "- 'x\n  y'\n- z\n",
     "a: |\n  x\n    y:\n\n  - z # not a comment\nb: |-\n  x\n\n\nc:\n- |\n\n  x\n   \n     \n- 1\n",
     "k:\n- a: |\n    x: 1\n  b: 2\n",
+    # double-quoted scalars with libyaml's escapes
+    "a: \"x y \\x41\\u00e9\\U0001F600 \\N\\_\\L\\P\\e\\0\\a\\b\\t\\n\\v\\f\\r\\ \\\\\\\"\"\n\"k\\tq\": 1\n",
     # indented document, document of comments only, empty document
     "  a: 1\n  b:\n    c: 2\n",
     "# only\n# comments\n",
@@ -65,7 +67,7 @@ BLOCK_DOCUMENTS = [
 
 # Each is declined to the libyaml reader (which decodes it or words its error).
 DECLINED_DOCUMENTS = [
-    "a: >\n  folded\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: \"esc\\n\"\n",
+    "a: >\n  folded\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: \"\\q\"\n", "a: \"x\\/y\"\n", "a: \"\\uD800\"\n", "a: \"\\x4\"\n", "a: \"x\\\n  y\"\n",
     "a: b\n  c: d\n", "a: b\n  - c\n", "a: b\n  # c\n  d\n", "a: b\n\n  # c\n  d\n", "- a\n  b: c\n",
     "a: |+\n  x\n\n", "a: |2\n   x\n", "a: >\n  x\n", "a: | # c\n  x\n", "a: |\n    \n  x\n", "a: |\nb: 1\n",
     "a: |\n  x", "a: 'x\n  y'z\n", "a: 'x\ny'\n", "- 'a\n  b': c\n", "a: 'x\n  y: z'\n", "a: 'x\n  - y'\n",

@@ -5,8 +5,8 @@ print. Such a document is read here line by line (one pattern splits every line 
 with go-yaml v2's scalar resolution, in a fraction of what building libyaml's node tree
 in Python costs, and without importing PyYAML. Plain and single-quoted scalars may go on
 over several lines, literal scalars (``|``, ``|-``) are read as libyaml reads them.
-Anything else (folded scalars, ``|+`` and indentation indicators, double quotes with
-escapes or over lines, flow collections other than ``{}`` and ``[]``, anchors, aliases,
+Anything else (folded scalars, ``|+`` and indentation indicators, double quotes over
+lines, flow collections other than ``{}`` and ``[]``, anchors, aliases,
 tags, merge keys, tabs, anything libyaml would refuse) is declined: :func:`decode_block`
 returns ``NOT_BLOCK`` and the libyaml reader decides, so errors and unusual documents
 keep their one source of truth.

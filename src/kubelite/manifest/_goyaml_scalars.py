@@ -20,7 +20,13 @@ _LITERAL_HEADERS = frozenset(("|", "|-"))
 # (a quote followed by another is an escaped one, never the end)
 _SINGLE = re.compile(r"'([^']*(?:''[^']*)*)'(?!')")
 _SINGLE_END = re.compile(r"([^']*(?:''[^']*)*)'(?!')")
-_DOUBLE = re.compile(r'"([^"\\]*)"')
+_DOUBLE = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"')
+# go-yaml v2's escapes in double quotes (a tab after the backslash never gets here); libyaml
+# also takes "\/", which kubectl refuses: it is left to the libyaml reader
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", "e": "\x1b",
+            " ": " ", '"': '"', "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 # Indicators that start something other than a plain scalar (flow collections, comments,
 # anchors, aliases, tags, block scalars, quotes, directives, reserved).
@@ -269,12 +275,41 @@ def _only_comment(rest: str) -> bool:
 
 
 def _quoted(text: str) -> tuple[str, int]:
-    """A one-line quoted scalar without escapes at the start of text, and where it ends."""
+    """A one-line quoted scalar at the start of text, and where it ends."""
     single = text[0] == "'"
     match = (_SINGLE if single else _DOUBLE).match(text)
     if match is None:
         raise Decline
     value = match.group(1)
-    if single and "''" in value:
-        value = value.replace("''", "'")
+    if single:
+        if "''" in value:
+            value = value.replace("''", "'")
+    elif "\\" in value:
+        value = _unescape(value)
     return value, match.end()
+
+
+def _unescape(text: str) -> str:
+    """The text of a double-quoted scalar with its escapes replaced (an unknown one declined)."""
+    out = []
+    start = 0
+    while True:
+        at = text.find("\\", start)
+        if at < 0:
+            out.append(text[start:])
+            return "".join(out)
+        out.append(text[start:at])
+        code = text[at + 1]
+        if code in _ESCAPES:
+            out.append(_ESCAPES[code])
+            start = at + 2
+            continue
+        width = _HEX_DIGITS.get(code)
+        digits = text[at + 2:at + 2 + width] if width else ""
+        if not width or len(digits) != width or not _HEX.issuperset(digits):
+            raise Decline  # libyaml's error
+        point = int(digits, 16)
+        if 0xD800 <= point <= 0xDFFF or point > 0x10FFFF:
+            raise Decline
+        out.append(chr(point))
+        start = at + 2 + width
