@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import math
 import re
-from fractions import Fraction
+
+TYPE_CHECKING = False  # Fraction in annotations only, at import
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = ["QuantityError", "parse_quantity", "canonical_quantity", "QUANTITY_PATTERN"]
 
@@ -33,6 +36,10 @@ def parse_quantity(text: str | int | float) -> tuple[Fraction, str]:
     if not match or not match.group(2) or match.group(2) == ".":
         raise QuantityError(f"quantities must match the regular expression '{QUANTITY_PATTERN}'")
     sign, number, suffix = match.groups()
+    # fractions (with decimal and numbers) when a quantity is read: every command and every wake of
+    # the controllers imports this module, few of them read a quantity.
+    from fractions import Fraction
+
     value = Fraction(number)
     if sign == "-":
         value = -value
@@ -47,6 +54,8 @@ def parse_quantity(text: str | int | float) -> tuple[Fraction, str]:
 
 
 def _round_up_nano(value: Fraction) -> Fraction:
+    from fractions import Fraction
+
     scaled = value * 10**9
     return Fraction(math.ceil(scaled), 10**9)
 

@@ -131,12 +131,12 @@ def test_a_write_waking_the_controllers_loads_neither_logging_nor_uuid(tmp_path)
     assert loaded(result["modules"], ("logging", "uuid", "platform", "socket")) == []
 
 
-def test_controllers_woken_by_a_read_load_neither_dataclasses_nor_typing(tmp_path):
+def test_controllers_woken_by_a_read_load_neither_dataclasses_nor_typing_nor_fractions(tmp_path):
     """A command that finds the controllers due (here: the store moved since their last settle,
     as after another process's write; every command more than 10 s after the last finds the
     simulated kubelet's Lease renewal due) imports and settles them all: their modules declare
     kubelite.record Records and keep typing for annotations, so dataclasses (with inspect, ast,
-    dis) and typing stay out."""
+    dis) and typing stay out; fractions (with decimal) waits for a quantity to read."""
     import subprocess
 
     assert probe(tmp_path, "get", "ns")["code"] == 0
@@ -146,7 +146,7 @@ def test_controllers_woken_by_a_read_load_neither_dataclasses_nor_typing(tmp_pat
     result = probe(tmp_path, "get", "ns")
     assert result["code"] == 0 and "kube-system" in result["stdout"]
     assert "kubelite.server.controllers.manager" in result["modules"]  # (the controllers did wake)
-    assert loaded(result["modules"], ("dataclasses", "inspect", "typing")) == []
+    assert loaded(result["modules"], ("dataclasses", "inspect", "typing", "fractions", "decimal")) == []
 
 
 def test_get_yaml_still_loads_the_yaml_printer(tmp_path):

@@ -14,17 +14,30 @@ Pods that are not Running have no metrics (metrics-server reports only what the 
 """
 from __future__ import annotations
 
+import functools
 import math
-from fractions import Fraction
 
 from kubelite.quantity import QuantityError, quantity_value
 from kubelite.server.metrics_api import GROUP, VERSION, api_resources  # noqa: F401 (this module's names too)
 
+TYPE_CHECKING = False  # Fraction in annotations only, at import
+if TYPE_CHECKING:
+    from fractions import Fraction
+
 CPU_ANNOTATION = "sim.kubelite.io/cpu"
 MEMORY_ANNOTATION = "sim.kubelite.io/memory"
-DEFAULT_USAGE = {"cpu": Fraction(1, 1000), "memory": Fraction(4 * 1024 * 1024)}
 WINDOW = "10s"
 _ANNOTATIONS = {"cpu": CPU_ANNOTATION, "memory": MEMORY_ANNOTATION}
+
+
+@functools.lru_cache(maxsize=None)
+def default_usage() -> dict[str, Fraction]:
+    """A container's usage without an annotation: 1m of CPU, 4 MiB. Made at first use: fractions
+    (with decimal and numbers) is imported when metrics are computed, not by every process that
+    wakes the controllers (the HPA controller imports this module)."""
+    from fractions import Fraction
+
+    return {"cpu": Fraction(1, 1000), "memory": Fraction(4 * 1024 * 1024)}
 
 
 def _quantity(value) -> Fraction | None:
@@ -50,7 +63,7 @@ def container_usage(pod: dict, container: dict) -> dict[str, Fraction]:
     annotations = (pod.get("metadata") or {}).get("annotations") or {}
     count = len((pod.get("spec") or {}).get("containers") or []) or 1
     usage = {}
-    for resource, idle in DEFAULT_USAGE.items():
+    for resource, idle in default_usage().items():
         steered = _quantity(annotations.get(_ANNOTATIONS[resource]))
         usage[resource] = steered / count if steered is not None else idle
     return usage
@@ -75,7 +88,9 @@ def pod_metrics(pod: dict, timestamp: str) -> dict:
 
 def pod_usage(pod: dict) -> dict[str, Fraction]:
     """A pod's usage summed over its containers."""
-    total = {r: Fraction(0) for r in DEFAULT_USAGE}
+    from fractions import Fraction
+
+    total = {r: Fraction(0) for r in default_usage()}
     for container in (pod.get("spec") or {}).get("containers") or []:
         for resource, amount in container_usage(pod, container).items():
             total[resource] += amount
@@ -85,7 +100,9 @@ def pod_usage(pod: dict) -> dict[str, Fraction]:
 def node_metrics(node: dict, pods: list[dict], timestamp: str) -> dict:
     """The NodeMetrics object of a node, from the Running pods bound to it."""
     name = (node.get("metadata") or {}).get("name", "")
-    total = {r: Fraction(0) for r in DEFAULT_USAGE}
+    from fractions import Fraction
+
+    total = {r: Fraction(0) for r in default_usage()}
     for pod in pods:
         if is_running(pod) and (pod.get("spec") or {}).get("nodeName") == name:
             for resource, amount in pod_usage(pod).items():

@@ -7,9 +7,12 @@ rule kube-scheduler's resource fit applies.
 from __future__ import annotations
 
 import functools
-from fractions import Fraction
 
 from kubelite.quantity import QuantityError, quantity_value
+
+TYPE_CHECKING = False  # Fraction in annotations only, at import (fractions when a quantity is read)
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 
 def _amount(value) -> Fraction:
@@ -29,6 +32,8 @@ def _parse(value) -> Fraction:
     try:
         return quantity_value(value)
     except (QuantityError, ValueError, TypeError, ZeroDivisionError):
+        from fractions import Fraction
+
         return Fraction(0)
 
 
