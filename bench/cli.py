@@ -139,7 +139,7 @@ with other jobs; the figures move with the load, the shares do not):
     see), uuid with platform, socket or hashlib: CPU 151.9 -> 144.9 ms (medians of 6, load ~6);
     what remains there is the controllers' modules (dataclasses with inspect, ~6 ms), the write
     path's (admission with typing, webhooks, managedFields) and the two settles.
-  then (commits e5d9cd7..31926d4; interleaved runs of the `kubelite` script against a worktree of
+  then (commits e5d9cd7..ab99783; interleaved runs of the `kubelite` script against a worktree of
     2efd677, 25 each, load ~2): embedded `get ns` CPU 61.0 -> 49.4 ms, wall 63.2 -> 51.8 ms. This
     bench twice per tree, the trees in turn (load 2-2.5): embedded `get ns` 66.9 and 65.5 -> 52.4
     and 52.9 ms wall (CPU 61.9, 64.1 -> 50.0, 51.0), while kubectl's `get ns` against serve took
@@ -155,7 +155,9 @@ with other jobs; the figures move with the load, the shares do not):
     format. A command that finds the Lease due (6 interleaved runs each, each 11 s after the
     previous, load ~3.5): CPU 119.1 -> 82.5 ms (wall 133.5 -> 92.3): the exit's share, and the
     controllers' and the write path's modules declare kubelite.record Records and keep typing to
-    annotations (no dataclasses with inspect, ast, dis and tokenize; no typing).
+    annotations (no dataclasses with inspect, ast, dis and tokenize; no typing); then 83.4 -> 81.3
+    ms with fractions (and decimal) imported when a quantity is read, which a Lease renewal does
+    not.
     What remains for `get ns` when nothing is due (166 modules instead of 178): the interpreter
     with site (~11.5 ms for `python -c pass`), argparse with re and enum, json, pathlib with
     urllib.parse and ipaddress (~2 ms, the serve path's too), datetime, threading, sqlite3 (~1.4
@@ -163,9 +165,9 @@ with other jobs; the figures move with the load, the shares do not):
     storage.sqlite, the app, handlers, printers.cluster, cli.common and client.http1 the largest),
     and the work (~6 ms for a second `get ns` in one process: the Registry ~0.8, the three
     requests, printing; SQLite's open ~0.3 and close ~0.1). With the Lease due: the controllers'
-    37 modules and their settle, fractions with decimal (kubelite.quantity, ~2 ms), the renewal's
-    write (admission, the built-in definitions that pruning reads, managedFields, the webhooks'
-    look).
+    37 modules and their settle (the manager, leader election, every controller's sync), the
+    renewal's write (admission, the built-in definitions that pruning reads, managedFields, the
+    webhooks' look); a light renewal that loads no controller is the next step there.
 
 Install: with PYTHONDONTWRITEBYTECODE set (as on this machine) an editable install never writes
 byte code, so every run compiles each module it imports; run `python -m compileall -q src` after
