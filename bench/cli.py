@@ -139,11 +139,13 @@ with other jobs; the figures move with the load, the shares do not):
     see), uuid with platform, socket or hashlib: CPU 151.9 -> 144.9 ms (medians of 6, load ~6);
     what remains there is the controllers' modules (dataclasses with inspect, ~6 ms), the write
     path's (admission with typing, webhooks, managedFields) and the two settles.
-  then (commits e5d9cd7..ab99783; interleaved runs of the `kubelite` script against a worktree of
-    2efd677, 25 each, load ~2): embedded `get ns` CPU 61.0 -> 49.4 ms, wall 63.2 -> 51.8 ms. This
-    bench twice per tree, the trees in turn (load 2-2.5): embedded `get ns` 66.9 and 65.5 -> 52.4
-    and 52.9 ms wall (CPU 61.9, 64.1 -> 50.0, 51.0), while kubectl's `get ns` against serve took
-    53.2-57.9 ms in the same runs; `get ns` against serve 50.7, 48.6 -> 44.4, 42.3 ms. What went:
+  then (commits e5d9cd7, 19135d8, 7fe2214, 6ce4245, 31926d4, ab99783; others' commits in between
+    touch apply, manifest reading and serve, not this command's path; interleaved runs of the
+    `kubelite` script against a worktree of 2efd677, 25 each, load ~2): embedded `get ns` CPU
+    61.0 -> 49.4 ms, wall 63.2 -> 51.8 ms. This bench twice per tree, the trees in turn (load
+    2-2.5): embedded `get ns` 66.9 and 65.5 -> 52.4 and 52.9 ms wall (CPU 61.9, 64.1 -> 50.0,
+    51.0), while kubectl's `get ns` against serve took 53.2-57.9 ms in the same runs; `get ns`
+    against serve 50.7, 48.6 -> 44.4, 42.3 ms. What went:
     the interpreter's shutdown (~8 ms CPU: its last collections walked every object the command
     made, which gcpace.none_at_exit now freezes, and it emptied every module and freed every object
     one by one, which kubelite.quickexit skips after doing what an exit does first: join the
