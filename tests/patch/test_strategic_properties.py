@@ -251,3 +251,24 @@ def test_hypothesis_counterexample_keeps_unsorted_finalizers():
     result = strategic.apply(original, patch, SCHEMA)
     assert strategic.to_json(result) == strategic.to_json(example["kubectl_patch_local_result"])
     assert result["metadata"]["finalizers"] == ["f/a", "f/b", "f/d", "f/c"] != modified["metadata"]["finalizers"]
+
+
+@SETTINGS
+@given(deployments(), deployments(), st.data(), st.booleans())
+def test_three_way_leaves_its_inputs_and_disposable_copies_give_the_same_patch(original, modified, data, overwrite):
+    # Finalizers (a merging scalar list) are sorted in place by the diff: unsorted ones must not
+    # reach the caller's live object, with or without disposable copies of the other two.
+    live = _live(original, data)
+    before = copy.deepcopy((original, modified, live))
+    try:
+        patch = strategic.create_three_way(original, modified, live, SCHEMA, overwrite=overwrite)
+    except strategic.ConflictError:
+        patch = "conflict"
+    assert (original, modified, live) == before
+    try:
+        cheap = strategic.create_three_way(copy.deepcopy(original), copy.deepcopy(modified), live, SCHEMA,
+                                           overwrite=overwrite, disposable=True)
+    except strategic.ConflictError:
+        cheap = "conflict"
+    assert live == before[2]
+    assert json.dumps(cheap) == json.dumps(patch)

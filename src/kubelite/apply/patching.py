@@ -44,8 +44,9 @@ def builtin_schema(api_version: str, kind: str) -> Any:
 
 
 def three_way(original: dict | None, modified: dict, current: dict, *, overwrite: bool = True,
-              schema_for: Callable[[str, str], Any] = builtin_schema) -> Patch:
-    """The apply patch: deletions from original -> modified, changes from current -> modified."""
+              schema_for: Callable[[str, str], Any] = builtin_schema, disposable: bool = False) -> Patch:
+    """The apply patch: deletions from original -> modified, changes from current -> modified
+    (`disposable`: original and modified are copies made for this call, see create_three_way)."""
     from kubelite.patch import PatchError
 
     api_version = str(modified.get("apiVersion") or "")
@@ -55,7 +56,8 @@ def three_way(original: dict | None, modified: dict, current: dict, *, overwrite
         if schema is not None:
             from kubelite.patch import strategic
 
-            body = strategic.create_three_way(original, modified, current, schema, overwrite=overwrite)
+            body = strategic.create_three_way(original, modified, current, schema, overwrite=overwrite,
+                                              disposable=disposable)
             return Patch(STRATEGIC, body)
         from kubelite.patch import merge_patch
 

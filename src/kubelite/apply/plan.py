@@ -38,6 +38,7 @@ def plan_object(config: dict, live: dict | None, *, overwrite: bool = True, sche
     if original_text is None:
         warnings.append(missing_annotation_warning(object_name, base))
     original = lastapplied.parse_original(original_text)
-    patch = three_way(original, modified, live, overwrite=overwrite, schema_for=schema_for)
+    # both parsed and copied above for this diff alone
+    patch = three_way(original, modified, live, overwrite=overwrite, schema_for=schema_for, disposable=True)
     verb = UNCHANGED if patch.empty else PATCH
     return Action(verb, patch=patch, annotation=text, warnings=warnings)

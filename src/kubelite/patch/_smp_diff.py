@@ -53,7 +53,9 @@ def diff_maps(original: dict, modified: dict, schema: Any, opts: DiffOptions, pa
             if mv != ov:
                 patch[key] = mv
             continue
-        if kind_of(ov) != kind_of(mv):
+        t = type(ov)
+        # Values of one type have one Go kind, but for integers (int64, or float64 past its range).
+        if (t is not type(mv) or t is int) and kind_of(ov) != kind_of(mv):
             if not opts.ignore_changes:
                 patch[key] = mv
             continue
@@ -61,7 +63,7 @@ def diff_maps(original: dict, modified: dict, schema: Any, opts: DiffOptions, pa
             _diff_map_field(key, ov, mv, patch, schema, opts, path)
         elif isinstance(ov, list):
             _diff_list_field(key, ov, mv, patch, schema, opts, path)
-        elif not opts.ignore_changes and not same(ov, mv):
+        elif not opts.ignore_changes and (ov != mv if t is str and type(mv) is str else not same(ov, mv)):
             patch[key] = mv
     if not opts.ignore_deletions:
         for key in original:

@@ -84,15 +84,20 @@ def split_strategies(strategies: tuple[str, ...], path: str) -> tuple[bool, str]
 def lookup_struct(schema: Any, key: str, path: str) -> Meta:
     """Metadata for a map-valued field (LookupPatchMetadataForStruct)."""
     sub = _field(schema, key, path)
-    retain, strategy = split_strategies(sub.patch_strategy, join(path, key))
+    retain, strategy = _strategies(sub.patch_strategy, path, key)
     return Meta(sub, strategy, retain, sub.merge_key or "")
 
 
 def lookup_slice(schema: Any, key: str, path: str) -> Meta:
     """Metadata for a list-valued field; the schema returned is the element's."""
     sub = _field(schema, key, path)
-    retain, strategy = split_strategies(sub.patch_strategy, join(path, key))
+    retain, strategy = _strategies(sub.patch_strategy, path, key)
     return Meta(sub.items(), strategy, retain, sub.merge_key or "")
+
+
+def _strategies(strategies: tuple[str, ...], path: str, key: str) -> tuple[bool, str]:
+    # most fields declare none: their path, only ever named in an error, is not worth writing
+    return (False, "") if not strategies else split_strategies(strategies, join(path, key))
 
 
 # -- list helpers ----------------------------------------------------------------------------

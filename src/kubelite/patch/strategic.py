@@ -77,7 +77,8 @@ def create_two_way(original: Any, modified: Any, schema: Any) -> dict:
     return _guard(lambda: _clone(diff_maps(_clone(orig), _clone(mod), schema, opts)))
 
 
-def create_three_way(original: Any, modified: Any, current: Any, schema: Any, overwrite: bool = True) -> dict:
+def create_three_way(original: Any, modified: Any, current: Any, schema: Any, overwrite: bool = True, *,
+                     disposable: bool = False) -> dict:
     """CreateThreeWayMergePatch, as `kubectl apply` computes it.
 
     `original` is the last-applied configuration, `modified` the new configuration and
@@ -85,11 +86,23 @@ def create_three_way(original: Any, modified: Any, current: Any, schema: Any, ov
     and deletes what was removed from `original` to `modified`; fields only `current` has are
     left alone. With overwrite=False, a patch that would undo a change made from `original` to
     `current` raises ConflictError.
+
+    Every argument is left as it was, unless `disposable` says that `original` and `modified`
+    are the caller's own copies, made for this call and not used after it: they are then
+    worked on as they are (apimachinery sorts some of their lists in place) instead of copied.
     """
     orig, mod, cur = _load(original), _load(modified), _load(current)
     if schema is None:
         return _merge_patch().create_three_way(orig, mod, cur, overwrite=overwrite)
-    return _guard(lambda: _three_way(_clone(orig), _clone(mod), _clone(cur), schema, overwrite))
+
+    def copied_and_diffed() -> dict:
+        o, m = (orig, mod) if disposable else (_clone(orig), _clone(mod))
+        # Without the conflict check, only the parts of `current` that `modified` also has are
+        # diffed (the additions ignore the rest): only those need copies.
+        c = _clone_along(cur, m) if overwrite else _clone(cur)
+        return _three_way(o, m, c, schema, overwrite)
+
+    return _guard(copied_and_diffed)
 
 
 def _three_way(original: dict, modified: dict, current: dict, schema: Any, overwrite: bool) -> dict:
@@ -168,6 +181,14 @@ def _clone(value: Any) -> Any:
     if isinstance(value, list):
         return [_clone(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
+
+
+def _clone_along(value: Any, shape: Any) -> Any:
+    """`value` with its maps copied down the keys `shape` also has, and whatever lies under
+    those keys copied whole; the rest is shared."""
+    if isinstance(value, dict) and isinstance(shape, dict):
+        return {k: (_clone_along(v, shape[k]) if k in shape else v) for k, v in value.items()}
+    return _clone(value)
 
 
 def _guard(fn):
