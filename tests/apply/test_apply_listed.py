@@ -81,3 +81,32 @@ def test_the_same_name_twice_reads_the_first_ones_result(session):
     outcomes = apply_objects(session, objs)
     assert outcomes[0] == ("created", "d-0") and outcomes[-1] == ("configured", "d-0")
     assert counting.lists == 1 and counting.gets == 1
+
+
+def test_side_by_side_the_lists_are_started_before_the_objects_and_used(session, monkeypatch):
+    """Written a few at a time (over HTTP), each kind's LIST is sent from another thread before
+    the first object is read, a namespace the run itself creates included (its LIST is empty)."""
+    import threading
+
+    from kubelite.client import inorder
+
+    monkeypatch.setattr(inorder, "workers_for", lambda transport: 4)
+    n = PREFETCH_MIN_OBJECTS
+    apply_objects(session, [configmap(f"s-{i}") for i in range(3)])
+    counting = session._client = Counting(session.client)
+    listed_on = []
+    list_pages = counting.list_pages
+
+    def noting(*args, **kwargs):
+        listed_on.append((threading.current_thread() is threading.main_thread(), args[1]))
+        return list_pages(*args, **kwargs)
+
+    counting.list_pages = noting
+    elsewhere = [{**configmap(f"o-{i}"), "metadata": {"name": f"o-{i}", "namespace": "other"}} for i in range(n)]
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}}
+    outcomes = apply_objects(session, [configmap(f"s-{i}") for i in range(n)] + [namespace] + elsewhere)
+    # (namespaces go first, as kubectl orders them; the LIST in "other" may come before it exists)
+    assert outcomes == ([("created", "other")] + [("unchanged", f"s-{i}") for i in range(3)]
+                        + [("created", f"s-{i}") for i in range(3, n)] + [("created", f"o-{i}") for i in range(n)])
+    assert sorted(listed_on) == [(False, "default"), (False, "other")]
+    assert counting.lists == 2 and counting.gets == 1  # the Namespace, written alone, is read alone

@@ -86,6 +86,7 @@ class Applier:
         self._groups: dict = {}
         self._group_sizes: dict = {}
         self._prefetched: dict = {}  # group -> _Listed, or None: GET each object
+        self._early: dict = {}  # group -> (namespace, future of its LIST's pages) started by _warm
         self._listing_lock = _thread.allocate_lock()
 
     # -- preparation -------------------------------------------------------------------------
@@ -148,9 +149,15 @@ class Applier:
             for item in items:
                 yield self.apply_one(item, result)
             return
+        from kubelite.client.workers import Pool
+
+        with Pool(1) as lists:
+            self._warm(items, lists)
+            yield from self._side_by_side(items, result, transport, workers)
+
+    def _side_by_side(self, items: list[Item], result: Result, transport, workers: int):
         from kubelite.client.inorder import Ready, SaidAside, in_order
 
-        self._warm(items)
         aside = SaidAside()
 
         def ahead(item: Item):
@@ -167,16 +174,25 @@ class Applier:
                 aside.replay(said)
                 yield outcome
 
-    def _warm(self, items: list[Item]) -> None:
+    def _warm(self, items: list[Item], lists) -> None:
         """Discovery and schemas for the kinds to be written side by side, read before the threads
-        start (their caches are filled by whoever asks first)."""
+        start (their caches are filled by whoever asks first). Their LISTs start first, on the
+        `lists` pool: the server answers them while this thread loads the schemas."""
+        resources = {}
         for api_version, kind in {(str(i.obj.get("apiVersion")), str(i.obj.get("kind"))) for i in items
                                   if _independent(i)}:
             try:
-                self.session.discovery.for_kind(api_version, kind)
+                resources[api_version, kind] = self.session.discovery.for_kind(api_version, kind)
             except Exception:  # noqa: BLE001 - the item reports it when it is applied
                 continue
-            self.schema_for(api_version, kind)
+        for (api_version, kind, written), size in self._group_sizes.items():
+            r = resources.get((api_version, kind))
+            # a namespace as settle_namespace will fill it in; the kinds here are all namespaced
+            namespace = written or self.options.namespace
+            if r is not None and r.namespaced and namespace and size >= PREFETCH_MIN_OBJECTS:
+                self._early[api_version, kind, written] = namespace, lists.submit(self._list, r, namespace)
+        for key in resources:
+            self.schema_for(*key)
 
     def apply_one(self, item: Item, result: Result) -> Outcome:
         step = self.begin(item, result)
@@ -263,21 +279,28 @@ class Applier:
         """The LIST of the item's kind in its namespace, made once when enough objects of the run
         share them; None: read each object alone (few of them, or a LIST refused where GETs may
         not be)."""
-        from kubelite.client.errors import ApiError
-
         group = self._groups.get(id(item))
         with self._listing_lock:  # items applied side by side share one LIST
             if group not in self._prefetched:
                 r = item.resource
-                if self._group_sizes.get(group, 0) < PREFETCH_MIN_OBJECTS or (r.namespaced and not item.namespace):
-                    self._prefetched[group] = None
+                namespace, early = self._early.pop(group, (None, None))
+                if early is not None and namespace == item.namespace:
+                    pages = early.result()
+                elif self._group_sizes.get(group, 0) < PREFETCH_MIN_OBJECTS or (r.namespaced and not item.namespace):
+                    pages = None
                 else:
-                    try:
-                        pages = list(self.session.client.list_pages(r, item.namespace or None))
-                    except ApiError:
-                        pages = None
-                    self._prefetched[group] = _Listed(pages) if pages is not None else None
+                    pages = self._list(r, item.namespace or None)
+                self._prefetched[group] = _Listed(pages) if pages is not None else None
         return self._prefetched[group]
+
+    def _list(self, r, namespace: str | None) -> list[dict] | None:
+        """The LIST's pages; None when the server refuses it (each object is read alone then)."""
+        from kubelite.client.errors import ApiError
+
+        try:
+            return list(self.session.client.list_pages(r, namespace))
+        except ApiError:
+            return None
 
     def plan(self, item: Item, live: dict | None) -> Action:
         from kubelite.apply.patching import ApplyPatchError
