@@ -185,7 +185,7 @@ class Session:
     def discovery(self):
         if self._discovery is None:
             from kubelite.client.discovery import Discovery, cache_dir_for
-            from kubelite.client.transport import kubelite_home
+            from kubelite.home import kubelite_home
 
             transport = self.transport
             cache = None if transport.embedded else cache_dir_for(kubelite_home(), transport.host)

@@ -20,6 +20,7 @@ import time
 from kubelite.client import server_warnings
 from kubelite.client.errors import ApiError, ConnectionFailed
 from kubelite.client.kubeconfig import Connection
+from kubelite.home import kubelite_home
 
 TYPE_CHECKING = False  # typing's import is a tenth of a short command's start; annotations only
 if TYPE_CHECKING:
@@ -74,11 +75,6 @@ RETRY_STATUS = frozenset({429, 503})
 MAX_ATTEMPTS = 4
 
 
-def kubelite_home() -> pathlib.Path:
-    env = os.environ.get("KUBELITE_HOME")
-    if env:
-        return pathlib.Path(env).expanduser()
-    return pathlib.Path(os.environ.get("HOME") or pathlib.Path.home()) / ".kubelite"
 
 
 class Transport:
