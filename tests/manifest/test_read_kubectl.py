@@ -210,6 +210,14 @@ BAD_JSON = [
     '{"a": 1',
     '{"a": {"b": 1 "c": 2}}',
     '{"é": "ü" x}',
+    # escapes that Go's JSON has not (YAML's), a short \u, one after a multi-byte character
+    '{"a": "x\\/y\\q"}',
+    '{"a": "\\x41"}',
+    '{"a": "\\\'"}',
+    '{"a": "\\u12G4"}',
+    '{"a": "\\u12"}',
+    '{"é": "é\\é"}',
+    '{"apiVersion": "v1", "kind": "A"}\n{"b": "\\ "}',
 ]
 
 

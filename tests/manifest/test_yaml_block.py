@@ -56,8 +56,8 @@ BLOCK_DOCUMENTS = [
     "- 'x\n  y'\n- z\n",
     "a: |\n  x\n    y:\n\n  - z # not a comment\nb: |-\n  x\n\n\nc:\n- |\n\n  x\n   \n     \n- 1\n",
     "k:\n- a: |\n    x: 1\n  b: 2\n",
-    # double-quoted scalars with libyaml's escapes
-    "a: \"x y \\x41\\u00e9\\U0001F600 \\N\\_\\L\\P\\e\\0\\a\\b\\t\\n\\v\\f\\r\\ \\\\\\\"\"\n\"k\\tq\": 1\n",
+    # double-quoted scalars with go-yaml's escapes (libyaml has no \')
+    "a: \"x y \\x41\\u00e9\\U0001F600 \\N\\_\\L\\P\\e\\0\\a\\b\\t\\n\\v\\f\\r\\ \\'\\\\\\\"\"\n\"k\\tq\": 1\n",
     # indented document, document of comments only, empty document
     "  a: 1\n  b:\n    c: 2\n",
     "# only\n# comments\n",

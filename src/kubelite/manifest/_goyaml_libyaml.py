@@ -13,6 +13,7 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from ._goplain import resolve_plain
+from ._goyaml_scalars import ESCAPES, HEX, HEX_DIGITS
 from ._goyaml_values import DecodeError, json_number, key_string, resolve_tagged
 
 _BaseLoader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
@@ -50,10 +51,13 @@ class GoYamlLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
 
 class GoYamlPyLoader(yaml.SafeLoader):
-    """The pure-Python twin of GoYamlLoader, which also lets an anchor be redefined.
+    """The pure-Python twin of GoYamlLoader, which also lets an anchor be redefined and
+    reads double-quoted escapes as go-yaml v2 does.
 
     go-yaml lets a later ``&name`` replace an earlier one; PyYAML's composer
-    refuses, so documents that do this are composed here.
+    refuses, so documents that do this are composed here. libyaml reads ``\\/``
+    and refuses ``\\'`` in double quotes, go-yaml the other way round: documents
+    where libyaml may have misread one come here too.
     """
 
     resolve = GoYamlLoader.resolve
@@ -64,6 +68,55 @@ class GoYamlPyLoader(yaml.SafeLoader):
         if anchor is not None and not isinstance(event, yaml.AliasEvent):
             self.anchors.pop(anchor, None)
         return super().compose_node(parent, index)
+
+    def scan_flow_scalar_non_spaces(self, double, start_mark):
+        if not double:
+            return super().scan_flow_scalar_non_spaces(double, start_mark)
+        chunks = []
+        buffer = self.buffer  # the whole text: the reader was given a str
+        run_at = re.compile(_DOUBLE_RUN).match
+        while True:
+            run = run_at(buffer, self.pointer)
+            if run is not None:
+                chunks.append(run.group())
+                self.forward(run.end() - run.start())
+            if self.peek() != "\\":
+                return chunks
+            if (code := self.peek(1)) in ESCAPES:
+                chunks.append(ESCAPES[code])
+                self.forward(2)
+            elif code in HEX_DIGITS:
+                self.forward(2)
+                chunks.append(self._escaped_point(HEX_DIGITS[code], start_mark))
+            elif code in "\r\n\x85\u2028\u2029":
+                self.forward()
+                self.scan_line_break()
+                chunks.extend(self.scan_flow_scalar_breaks(double, start_mark))
+            else:  # go-yaml's mark is the backslash's, and its wording names no character
+                raise yaml.scanner.ScannerError("while parsing a quoted scalar", start_mark,
+                                                "found unknown escape character", self.get_mark())
+
+    def _escaped_point(self, width: int, start_mark) -> str:
+        digits = self.prefix(width)
+        if len(digits) != width or not HEX.issuperset(digits):
+            raise yaml.scanner.ScannerError("while parsing a quoted scalar", start_mark,
+                                            "did not find expected hexdecimal number", self.get_mark())
+        point = int(digits, 16)
+        if 0xD800 <= point <= 0xDFFF or point > 0x10FFFF:
+            raise yaml.scanner.ScannerError("while parsing a quoted scalar", start_mark,
+                                            "found invalid Unicode character escape code", self.get_mark())
+        self.forward(width)
+        return chr(point)
+
+
+# The patterns of the rare documents that come to GoYamlPyLoader or _compose_escaped, compiled
+# when first used (re caches them) rather than at every import of this reader.
+# What a double-quoted scalar holds up to its next escape, its end, a blank or a line break.
+_DOUBLE_RUN = "[^\"\\\\\0 \t\r\n\x85\u2028\u2029]+"
+# An escaped "/" (after an even run of backslashes, which escape each other).
+_SLASH_ESCAPE = r"(?<!\\)(?:\\\\)*\\/"
+_ESCAPE_PROBLEMS = frozenset(("found unknown escape character", "did not find expected hexdecimal number",
+                              "found invalid Unicode character escape code"))
 
 
 # go-yaml v2 stops documents that expand aliases without bound
@@ -241,29 +294,136 @@ def _word_at(text: str, index: int) -> str:
 
 def decode_yaml(text: str, loader_class=None) -> object:
     """The JSON value of the first YAML document in ``text`` (None when empty)."""
-    if loader_class is None:
-        try:
-            return decode_yaml(text, GoYamlLoader)
-        except _DuplicateAnchor:
-            return decode_yaml(text, GoYamlPyLoader)
-    loader = loader_class(text)
     try:
-        try:
-            node = loader.get_node() if loader.check_node() else None
-        except yaml.YAMLError as exc:
-            if loader_class is GoYamlLoader and ("duplicate anchor" in str(getattr(exc, "context", ""))
-                                                 or "maximum nesting depth" in str(getattr(exc, "problem", ""))):
-                raise _DuplicateAnchor() from None
-            problem, line = _problem(exc, text)
-            prefix = f"yaml: line {line}: " if line is not None else "yaml: "
-            raise DecodeError(prefix + problem, line) from None
-        finally:
-            loader.dispose()
-    except RecursionError:
-        raise DecodeError("yaml: exceeded max depth") from None
+        if loader_class is not None:
+            node = _compose(text, loader_class)
+        elif "\\" in text and ("\\/" in text or "\\'" in text):
+            node = _compose_escaped(text)
+        else:
+            try:
+                node = _compose(text, GoYamlLoader)
+            except _DuplicateAnchor:
+                node = _compose(text, GoYamlPyLoader)
+    except yaml.YAMLError as exc:
+        problem, line = _problem(exc, text)
+        prefix = f"yaml: line {line}: " if line is not None else "yaml: "
+        raise DecodeError(prefix + problem, line) from None
     if node is None:
         return None
     try:
         return _Builder().build(node)
     except RecursionError:
         raise DecodeError("yaml: exceeded max depth", node.start_mark.line + 1) from None
+
+
+def _compose(text: str, loader_class):
+    """The node tree of the first document (None when empty); PyYAML's error when it is refused."""
+    loader = loader_class(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    except yaml.YAMLError as exc:
+        if loader_class is GoYamlLoader and ("duplicate anchor" in str(getattr(exc, "context", ""))
+                                             or "maximum nesting depth" in str(getattr(exc, "problem", ""))):
+            raise _DuplicateAnchor() from None
+        raise
+    except RecursionError:
+        raise DecodeError("yaml: exceeded max depth") from None
+    finally:
+        loader.dispose()
+
+
+def _compose_escaped(text: str):
+    """_compose for a text with a \\/ or \\' somewhere: libyaml's reading unless it
+    read or refused one of them in double quotes, where go-yaml does the opposite."""
+    try:
+        node = _compose(text, GoYamlLoader)
+    except _DuplicateAnchor:
+        return _compose(text, GoYamlPyLoader)
+    except yaml.YAMLError as refused:
+        if not _at_quote_escape(text, refused):
+            try:
+                _compose(text, GoYamlPyLoader)
+            except yaml.YAMLError as exc:
+                # an escape go-yaml refuses before where libyaml stopped is what go-yaml reports
+                if getattr(exc, "problem", None) in _ESCAPE_PROBLEMS and exc.problem_mark.index < _index(refused, text):
+                    raise exc from None
+            raise refused from None
+        try:
+            return _compose(text, GoYamlPyLoader)
+        except yaml.YAMLError as exc:
+            if getattr(exc, "problem", None) in _ESCAPE_PROBLEMS:
+                raise
+            raise _libyaml_words(text, refused, exc) from None
+    if "\\/" in text and _slash_escaped(text, node):
+        return _compose(text, GoYamlPyLoader)
+    return node
+
+
+def _index(exc: yaml.YAMLError, text: str) -> int:
+    mark = getattr(exc, "problem_mark", None)
+    return len(text) if mark is None else mark.index
+
+
+def _at_quote_escape(text: str, exc: yaml.YAMLError) -> bool:
+    """Whether libyaml refused a \\' (which go-yaml takes)."""
+    problem = getattr(exc, "problem", None)
+    return problem == "found unknown escape character" and text.startswith("\\'", _index(exc, text))
+
+
+# libyaml is asked again this many times for its wording of an error after a \' before the
+# pure-Python parser's is taken: a few scalars with \' are usual, hundreds would cost seconds
+_REREADS = 8
+
+
+def _libyaml_words(text: str, refused: yaml.YAMLError, fallback: yaml.YAMLError) -> yaml.YAMLError:
+    """libyaml's wording for the error that the pure-Python parser worded as ``fallback``.
+
+    libyaml ``refused`` a \\' in double quotes, which go-yaml takes: the text is read again
+    with \\" for every \\' of that scalar (as long, so that every mark stays) until libyaml
+    refuses something else.
+    """
+    for _ in range(_REREADS):
+        start = refused.context_mark.index
+        end = re.compile(_DOUBLE_SCALAR).match(text, start).end()
+        text = text[:start] + re.sub(_ESCAPE_PAIR, _no_single_quote, text[start:end]) + text[end:]
+        try:
+            _compose(text, GoYamlLoader)
+        except _DuplicateAnchor:
+            return fallback
+        except yaml.YAMLError as exc:
+            if not _at_quote_escape(text, exc):
+                return exc
+            refused = exc
+            continue
+        return fallback
+    return fallback
+
+
+# A double-quoted scalar up to its closing quote, and each of its escapes.
+_DOUBLE_SCALAR = r'(?s)"(?:[^"\\]+|\\.)*'
+_ESCAPE_PAIR = r"(?s)\\."
+
+
+def _no_single_quote(escape: re.Match) -> str:
+    return '\\"' if escape.group() == "\\'" else escape.group()
+
+
+def _slash_escaped(text: str, node) -> bool:
+    """Whether a double-quoted scalar of the tree has a \\/ escape (libyaml took it)."""
+    escaped = re.compile(_SLASH_ESCAPE).search
+    seen: set[int] = set()
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.__class__ is ScalarNode:
+            if node.style == '"' and escaped(text, node.start_mark.index, node.end_mark.index):
+                return True
+        elif node.__class__ is SequenceNode:
+            todo.extend(node.value)
+        else:
+            for pair in node.value:
+                todo.extend(pair)
+    return False

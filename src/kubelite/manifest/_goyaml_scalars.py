@@ -21,12 +21,13 @@ _LITERAL_HEADERS = frozenset(("|", "|-"))
 _SINGLE = re.compile(r"'([^']*(?:''[^']*)*)'(?!')")
 _SINGLE_END = re.compile(r"([^']*(?:''[^']*)*)'(?!')")
 _DOUBLE = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"')
-# go-yaml v2's escapes in double quotes (a tab after the backslash never gets here); libyaml
-# also takes "\/", which kubectl refuses: it is left to the libyaml reader
-_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", "e": "\x1b",
-            " ": " ", '"': '"', "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
-_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
-_HEX = frozenset("0123456789abcdefABCDEF")
+# go-yaml v2's escapes in double quotes. libyaml has no "\'" and takes "\/", which go-yaml
+# refuses: the libyaml reader's GoYamlPyLoader reads both as go-yaml does (and words the error).
+ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+           "e": "\x1b", " ": " ", '"': '"', "'": "'", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
+           "P": "\u2029"}
+HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+HEX = frozenset("0123456789abcdefABCDEF")
 
 # Indicators that start something other than a plain scalar (flow collections, comments,
 # anchors, aliases, tags, block scalars, quotes, directives, reserved).
@@ -300,13 +301,13 @@ def _unescape(text: str) -> str:
             return "".join(out)
         out.append(text[start:at])
         code = text[at + 1]
-        if code in _ESCAPES:
-            out.append(_ESCAPES[code])
+        if code in ESCAPES:
+            out.append(ESCAPES[code])
             start = at + 2
             continue
-        width = _HEX_DIGITS.get(code)
+        width = HEX_DIGITS.get(code)
         digits = text[at + 2:at + 2 + width] if width else ""
-        if not width or len(digits) != width or not _HEX.issuperset(digits):
+        if not width or len(digits) != width or not HEX.issuperset(digits):
             raise Decline  # libyaml's error
         point = int(digits, 16)
         if 0xD800 <= point <= 0xDFFF or point > 0x10FFFF:

@@ -280,6 +280,10 @@ def _go_json_problem(text: str, start: int, exc: json.JSONDecodeError) -> str:
             if got != want:
                 where = len(text[:pos + i].encode("utf-8")) + 1
                 return f"offset {where}: invalid character '{got}' in literal {literal} (expecting '{want}')"
+    if exc.msg.startswith("Invalid \\"):  # \escape, \uXXXX escape: Go names the byte it stopped at
+        found = _gojson.syntax_error_at(text[start:].encode())
+        if found is not None:
+            return f"offset {len(text[:start].encode()) + found[1]}: {found[0]}"
     shown = json.dumps(char)[1:-1] if char in "\n\t\r" else char
     if exc.msg.startswith("Invalid control character"):
         return f"offset {offset}: invalid character '{shown}' in string literal"
