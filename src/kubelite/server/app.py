@@ -22,7 +22,7 @@ from kubelite.server.handlers.http import (
     loop_running,
     text_response,
 )
-from kubelite.server.routing import Query, parse_request
+from kubelite.server.routing import Query, request_info
 from kubelite.server.storage.errors import StorageError
 
 log = LazyLogger("kubelite.server")  # logging imported when there is something to say
@@ -143,11 +143,7 @@ class App:
                 # Driven without an event loop (server.door): nothing in it waits, so no deadline
                 # could cut it (a request with one of its own, ?timeout=, is given a loop).
                 return await self._dispatch(request)
-            import asyncio
-
-            # (asyncio.timeout rather than wait_for: no second task for each request)
-            async with asyncio.timeout(limit):
-                return await self._dispatch(request)
+            return await _within(self._dispatch(request), limit)
         except StatusError as err:
             return _error_response(err, request)
         except StorageError as err:  # the store failed (etcd unreachable): kube-apiserver's InternalError
@@ -170,7 +166,7 @@ class App:
         text = request.query.get("timeout")
         if not text:
             return maximum
-        info = parse_request(request.method, request.path, request.query)
+        info = request_info(request)
         if info.verb in _LONG_RUNNING_VERBS or info.subresource in _LONG_RUNNING_SUBRESOURCES:
             return maximum
         from kubelite.server.errors import bad_request
@@ -198,7 +194,7 @@ class App:
             from kubelite.server.handlers import discovery
 
             return discovery.openapi(self.api, request)
-        info = request.route = parse_request(request.method, path, request.query)
+        info = request.route = request_info(request)
         if not info.parts or info.parts[0] not in ("api", "apis") or (
                 info.parts[0] == "apis" and len(info.parts) > 1 and self.api.registry.group(info.parts[1]) is None):
             # Outside the API groups the Go mux answers, in plain text.
@@ -229,6 +225,51 @@ class App:
             counts = prometheus.storage_object_counts(self.api)
         return Response(status=200, body=self.metrics.render(counts).encode(),
                         content_type=prometheus.CONTENT_TYPE)
+
+
+async def _within(coro, limit: float):
+    """`coro`'s answer, or TimeoutError once `limit` seconds have passed. Most requests are
+    answered without ever waiting (storage work done on the loop): the timer is set only when
+    the coroutine first waits, for what is left of the limit. (asyncio.timeout rather than
+    wait_for: no second task for each request.)"""
+    import asyncio
+
+    deadline = asyncio.get_running_loop().time() + limit
+    try:
+        waiting_for = coro.send(None)
+    except StopIteration as done:
+        return done.value
+    async with asyncio.timeout_at(deadline):
+        return await _Resumed(coro, waiting_for)
+
+
+class _Resumed:
+    """Awaiting it goes on with a coroutine already started, from where it waits: what it waits
+    for goes to the task, what the task sends or throws (a cancellation) goes to it."""
+
+    __slots__ = ("coro", "waiting_for")
+
+    def __init__(self, coro, waiting_for):
+        self.coro, self.waiting_for = coro, waiting_for
+
+    def __await__(self):
+        coro, waiting_for = self.coro, self.waiting_for
+        while True:
+            try:
+                sent = yield waiting_for
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as err:  # a cancellation too: the coroutine decides what it means
+                step = coro.throw
+                value = err
+            else:
+                step = coro.send
+                value = sent
+            try:
+                waiting_for = step(value)
+            except StopIteration as done:
+                return done.value
 
 
 def create_app(api, token: str | None = None) -> App:
@@ -324,32 +365,30 @@ async def _send_response(response, send, receive, head: bool = False) -> None:
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+async def _disconnected(receive) -> None:
+    """Returns when the client has gone away (the messages before are a request's body)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
 async def _send_stream(response: StreamingResponse, send, receive) -> None:
     """Send each chunk as produced; stop producing as soon as the client goes away."""
     import asyncio
 
     headers = _base_headers(response.content_type, response.headers)
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
-    disconnected = asyncio.Event()
-
-    async def watch_disconnect():
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                disconnected.set()
-                return
-
-    watcher = asyncio.ensure_future(watch_disconnect())
+    # One task for the whole stream ends when the client goes away. (A task per chunk waiting on
+    # an Event was left, created and not yet run, when the server stopped after the last chunk:
+    # "coroutine 'Event.wait' was never awaited".)
+    gone = asyncio.ensure_future(_disconnected(receive))
     chunks = response.chunks
     try:
         while True:
             next_chunk = asyncio.ensure_future(chunks.__anext__())
-            gone = asyncio.ensure_future(disconnected.wait())
             done, _ = await asyncio.wait({next_chunk, gone}, return_when=asyncio.FIRST_COMPLETED)
             if next_chunk not in done:
                 next_chunk.cancel()
                 return  # the client went away: nothing more to send
-            gone.cancel()
             try:
                 chunk = next_chunk.result()
             except StopAsyncIteration:
@@ -359,7 +398,7 @@ async def _send_stream(response: StreamingResponse, send, receive) -> None:
     except OSError:
         pass
     finally:
-        watcher.cancel()
+        gone.cancel()
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:
             try:

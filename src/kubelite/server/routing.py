@@ -59,6 +59,15 @@ class RequestInfo(FrozenRecord):  # a frozen dataclass, without dataclasses' imp
         return f"{self.api_group}/{self.api_version}" if self.api_group else self.api_version
 
 
+def request_info(request) -> RequestInfo:
+    """What the request's path names, resolved once: the gate, the deadline and the dispatch
+    each ask."""
+    info = request.parsed
+    if info is None:
+        info = request.parsed = parse_request(request.method, request.path, request.query)
+    return info
+
+
 def parse_request(method: str, path: str, query: Query) -> RequestInfo:
     """Resolve a request path (without query string) to a RequestInfo."""
     method = method.upper()

@@ -45,6 +45,19 @@ def read_token_file(path: str | os.PathLike) -> dict[str, users.UserInfo]:
     return tokens
 
 
+_compare_digest = None
+
+
+def _load_compare_digest():
+    """hmac's compare_digest, imported (with OpenSSL's hashes) by the first request that presents
+    a token, not by the in-process door, and then kept."""
+    global _compare_digest
+    import hmac
+
+    _compare_digest = hmac.compare_digest
+    return _compare_digest
+
+
 class Authenticator:
     """`token` None: the in-process door (the caller is this process, a cluster admin)."""
 
@@ -86,11 +99,10 @@ class Authenticator:
         return found
 
     def token_user(self, token: str, audiences=API_AUDIENCES) -> users.UserInfo | None:
-        import hmac  # (with OpenSSL's hashes) only for a request that presents a token
-
         encoded = token.encode()
+        same = _compare_digest or _load_compare_digest()
         for known, who in self._static.items():
-            if hmac.compare_digest(encoded, known):
+            if same(encoded, known):
                 return who
         return self.service_account_user(token, audiences)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from kubelite.server.auth import impersonation
 from kubelite.server.auth.authn import Authenticator
 from kubelite.server.auth.tokenfile import is_public
-from kubelite.server.routing import parse_request
+from kubelite.server.routing import request_info
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -56,12 +56,12 @@ class Gate:
         if impersonating:
             self._ensure_policy()
             user = impersonation.impersonate(self.authorizer, user, request.headers)
-        if (not self.enabled and not impersonating) or is_public(request.path):
-            return user
+        if (not self.enabled and not impersonating) or user.is_master or is_public(request.path):
+            return user  # (system:masters: RBAC allows everything, and no escalation is checked)
         from kubelite.server.auth import escalation
         from kubelite.server.auth.attributes import forbidden, from_request_info
 
-        info = parse_request(request.method, request.path, request.query)
+        info = request_info(request)
         attrs = from_request_info(user, info)
         allowed, _ = self.authorizer.authorize(attrs)
         if not allowed:

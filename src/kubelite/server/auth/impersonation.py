@@ -14,7 +14,13 @@ EXTRA = "impersonate-extra-"
 
 
 def requested(headers: dict[str, str]) -> bool:
-    return any(name == USER or name == GROUP or name == UID or name.startswith(EXTRA) for name in headers)
+    for name in headers:  # (a loop, not any() over a generator: asked of every request)
+        if name.startswith("impersonate-") and (name in _NAMES or name.startswith(EXTRA)):
+            return True
+    return False
+
+
+_NAMES = (USER, GROUP, UID)
 
 
 def _values(headers: dict[str, str], name: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from kubelite.record import Record, factory
+from kubelite.record import Record, factory, uncompared
 from kubelite.schema.goorder import as_served
 
 TYPE_CHECKING = False
@@ -42,6 +42,7 @@ class Request(Record):
     route: object = None  # what the path names (routing.RequestInfo), set by the app's dispatch
     clock: object = None  # the cluster's clock (the moment Tables' ages count to), set by the app
     inline: bool = False  # its event loop serves it alone: storage work may block it (server.door)
+    parsed: object = uncompared(None, repr=False)  # routing.request_info's answer, once asked
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)

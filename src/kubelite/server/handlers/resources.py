@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 from kubelite.server import conversion, errors
 from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
@@ -84,16 +85,30 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         # under the same lock as the writer thread's. Work done here cannot be cut short, so a
         # request with a deadline of its own (?timeout=) still goes to a thread, to be answered
         # 504 when that deadline passes.
+        # A small request on a server's loop is done there too when it can start at once (a
+        # read, or a write with the lock free): handing it to a thread and back cost more than
+        # most such requests' own work. The wait for the disk still goes to a thread.
         writes = verb in _WRITE_VERBS
         if request.inline and not request.query.get("timeout"):
             return _one_writer(handler, api, request, info, r, namespace) if writes else \
                 handler(api, request, info, r, namespace)
         import asyncio
 
+        loop = asyncio.get_running_loop()
+        if _on_loop(api, request, verb):
+            if not writes:
+                return _timed(handler, api, request, info, r, namespace)
+            if _WRITE_LOCK.acquire(blocking=False):
+                try:
+                    answer = _timed(handler, api, request, info, r, namespace)
+                finally:
+                    _WRITE_LOCK.release()
+                if api.store.unsynced():
+                    await loop.run_in_executor(_writer(), api.store.durable)
+                return answer
         if writes:
-            return await asyncio.get_running_loop().run_in_executor(_writer(), _one_writer, handler, api,
-                                                                    request, info, r, namespace)
-        return await asyncio.get_running_loop().run_in_executor(None, handler, api, request, info, r, namespace)
+            return await loop.run_in_executor(_writer(), _one_writer, handler, api, request, info, r, namespace)
+        return await loop.run_in_executor(None, handler, api, request, info, r, namespace)
     return handler(api, request, info, r, namespace)
 
 
@@ -121,6 +136,44 @@ def _one_writer(handler, *args):
     return answer
 
 
+# A request body at least this large, or a request for an object that took more than _SLOW
+# seconds of CPU on the loop before (a 3 MiB object), is served on a thread: the loop meanwhile
+# goes on with the others. (CPU, not wall time: a busy machine's pauses say nothing of the object.)
+_LOOP_BODY = 64 * 1024
+_SLOW = 0.02
+_SLOW_PATHS: set[str] = set()
+_SLOW_PATHS_KEPT = 1024
+
+
+def _on_loop(api, request: Request, verb: str) -> bool:
+    """Whether the event loop's own thread may serve this storage request. Not with a deadline
+    of its own (?timeout=: work done on the loop cannot be cut short), nor a store across the
+    network, nor a write that admission webhooks may be called for (a call out, up to 30 s)."""
+    if verb == "list" or request.query.get("timeout") or len(request.body) >= _LOOP_BODY:
+        return False
+    if request.path in _SLOW_PATHS or api.store.remote:
+        return False
+    if verb == "get":
+        return True
+    # Not loaded yet: the first write loads them, after admission (loading them first, from
+    # here, met admission's modules half-loaded by their circular imports).
+    webhooks = api._webhooks
+    return webhooks is not None and not webhooks.admission.configured()
+
+
+def _timed(handler, api, request, info, r, namespace):
+    """`handler` run here; an object it was slow for goes to threads from then on (a create's
+    work is bounded by its body's size: its collection is not remembered)."""
+    start = time.thread_time()
+    try:
+        return handler(api, request, info, r, namespace)
+    finally:
+        if info.name and time.thread_time() - start > _SLOW:
+            if len(_SLOW_PATHS) >= _SLOW_PATHS_KEPT:
+                _SLOW_PATHS.clear()
+            _SLOW_PATHS.add(request.path)
+
+
 def _check_storable(r, verb: str, namespace: str, name: str | None) -> None:
     """No stored object has NUL in its name or namespace (validation refuses them), and storage
     keys cannot hold one: such a request is about something that does not exist."""
@@ -135,8 +188,6 @@ FUTURE_RV_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a future 
 
 async def wait_for_revision(api, rv: str | None, match: str | None, cont: str | None) -> None:
     """A read "not older than" a revision the store has not reached waits for it, then 504."""
-    import time
-
     if not rv or rv == "0" or match == "Exact" or cont or not rv.isdigit():
         return
     wanted = int(rv)

@@ -118,6 +118,9 @@ class Store(abc.ABC):
 
     #: Whether other processes can open the same data (and so need leader election).
     shared = False
+    #: Whether each call waits on the network (etcd): the API server then keeps store calls
+    #: off its event loop, so that one round trip never holds up the other requests.
+    remote = False
 
     @abc.abstractmethod
     def get(self, key: str) -> KV | None:
@@ -230,6 +233,11 @@ class Store(abc.ABC):
         """Return when every write this process has committed is on disk: the API server calls it
         before it answers a client's write. Backends whose commits are durable when they return
         (memory has no disk, etcd syncs its own log) have nothing to wait for."""
+
+    def unsynced(self) -> bool:
+        """Whether durable() might have anything to wait for: a commit not yet known on disk.
+        Backends that override durable() override this too."""
+        return False
 
     @abc.abstractmethod
     def compact(self, revision: int) -> None:

@@ -128,6 +128,7 @@ def _key_range(prefix: str, start_after: str | None) -> dict:
 
 class EtcdStore(Store):
     shared = True
+    remote = True
 
     def __init__(self, options: EtcdOptions | str, *, history: int = HUB_HISTORY):
         import httpx

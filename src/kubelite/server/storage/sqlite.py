@@ -248,6 +248,9 @@ class SQLiteStore(Store):
         with self._sqlite_errors():
             self._syncs.sync_through(self._committed, lambda: self._committed)
 
+    def unsynced(self) -> bool:
+        return self._syncs.synced < self._committed
+
     @staticmethod
     def _meta(conn: sqlite3.Connection, name: str) -> int:
         return conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()[0]
@@ -502,6 +505,11 @@ class _LogSyncs:
         self._state = threading.Condition()
         self._synced = 0    # every commit up to this count is on disk
         self._running = False
+
+    @property
+    def synced(self) -> int:
+        """The count of commits known on disk (read without the lock: it only grows)."""
+        return self._synced
 
     def sync_through(self, wanted: int, committed) -> None:
         with self._state:

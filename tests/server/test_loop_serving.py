@@ -1,0 +1,280 @@
+"""Which thread serves a storage request on a server's event loop: a small read or write is done
+on the loop's own thread when it can start at once (handing it to a thread and back cost more
+than its work), everything else on threads, as before; a write is answered once on disk either
+way. And the request deadline's timer is set only for a request that waits."""
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+
+import pytest
+
+from kubelite.server import app as app_module
+from kubelite.server.app import create_app
+from kubelite.server.clock import FakeClock
+from kubelite.server.cluster import Cluster
+from kubelite.server.core import WriteOptions
+from kubelite.server.handlers import resources
+
+CMS = "/api/v1/namespaces/default/configmaps"
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    with Cluster(str(tmp_path / "state.db"), clock=FakeClock(), controllers=False) as opened:
+        yield opened
+
+
+@pytest.fixture
+def threads_of(monkeypatch):
+    """verb -> the threads its handler ran on."""
+    seen: dict[str, list[int]] = {}
+    for verb in ("get", "create", "patch"):
+        real = resources._VERBS[verb]
+
+        def recorded(*args, _verb=verb, _real=real):
+            seen.setdefault(_verb, []).append(threading.get_ident())
+            return _real(*args)
+
+        monkeypatch.setitem(resources._VERBS, verb, recorded)
+    monkeypatch.setattr(resources, "_SLOW_PATHS", set())
+    return seen
+
+
+def call(app, method: str, path: str, body: bytes = b"", query: str = "",
+         content_type: str = "application/json") -> tuple[int, dict, int]:
+    """(status, decoded body, the loop's thread) of one request through the ASGI app on a loop."""
+    async def run():
+        sent = []
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive():
+            return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": method, "path": path, "query_string": query.encode(),
+                 "headers": [(b"content-type", content_type.encode())]}
+        await app(scope, receive, send)
+        status = sent[0]["status"]
+        payload = b"".join(m.get("body", b"") for m in sent[1:])
+        return status, json.loads(payload), threading.get_ident()
+
+    return asyncio.run(run())
+
+
+def configmap(name: str, **data) -> bytes:
+    return json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}).encode()
+
+
+def test_a_small_read_and_write_are_served_on_the_loop_thread(cluster, threads_of):
+    app = create_app(cluster.api)
+    status, _, loop_thread = call(app, "POST", CMS, configmap("a", k="v"))
+    assert status == 201 and threads_of["create"] == [loop_thread]
+    status, got, loop_thread = call(app, "GET", f"{CMS}/a")
+    assert status == 200 and got["data"] == {"k": "v"} and threads_of["get"] == [loop_thread]
+
+
+def test_a_request_with_a_deadline_of_its_own_goes_to_a_thread(cluster, threads_of):
+    app = create_app(cluster.api)
+    status, _, loop_thread = call(app, "POST", CMS, configmap("a"), query="timeout=30s")
+    assert status == 201 and threads_of["create"] != [loop_thread]
+    status, _, loop_thread = call(app, "GET", f"{CMS}/a", query="timeout=30s")
+    assert status == 200 and threads_of["get"] != [loop_thread]
+
+
+def test_a_large_body_goes_to_a_thread(cluster, threads_of):
+    app = create_app(cluster.api)
+    status, _, loop_thread = call(app, "POST", CMS, configmap("big", k="v" * resources._LOOP_BODY))
+    assert status == 201 and threads_of["create"] != [loop_thread]
+
+
+def test_a_write_while_another_holds_the_lock_waits_on_a_thread(cluster, threads_of, monkeypatch):
+    app = create_app(cluster.api)
+    handed, real = threading.Event(), resources._one_writer
+
+    def one_writer(*args):
+        handed.set()
+        return real(*args)
+
+    monkeypatch.setattr(resources, "_one_writer", one_writer)
+    result = []
+    with resources._WRITE_LOCK:
+        caller = threading.Thread(target=lambda: result.append(call(app, "POST", CMS, configmap("a"))))
+        caller.start()
+        assert handed.wait(timeout=60)  # handed to the writer threads, which wait for the lock
+        assert "create" not in threads_of
+    caller.join(timeout=60)
+    status, _, loop_thread = result[0]
+    assert status == 201 and threads_of["create"] != [loop_thread]
+
+
+def test_a_write_webhooks_may_be_called_for_goes_to_a_thread(cluster, threads_of, monkeypatch):
+    monkeypatch.setattr(type(cluster.api.webhooks.admission), "configured", lambda self, version=None: True)
+    app = create_app(cluster.api)
+    status, _, loop_thread = call(app, "POST", CMS, configmap("a"))
+    assert status == 201 and threads_of["create"] != [loop_thread]
+
+
+def test_a_write_before_webhooks_are_loaded_goes_to_a_thread(cluster, threads_of, monkeypatch):
+    monkeypatch.setattr(cluster.api, "_webhooks", None)
+    app = create_app(cluster.api)
+    status, _, loop_thread = call(app, "POST", CMS, configmap("a"))
+    assert status == 201 and threads_of["create"] != [loop_thread]
+    assert cluster.api._webhooks is not None  # loaded by that write
+    status, _, loop_thread = call(app, "POST", CMS, configmap("b"))
+    assert status == 201 and threads_of["create"][-1] == loop_thread
+
+
+def test_a_store_across_the_network_is_never_called_on_the_loop(cluster, threads_of, monkeypatch):
+    monkeypatch.setattr(cluster.api.store, "remote", True, raising=False)
+    app = create_app(cluster.api)
+    status, _, loop_thread = call(app, "POST", CMS, configmap("a"))
+    assert status == 201 and threads_of["create"] != [loop_thread]
+    status, _, loop_thread = call(app, "GET", f"{CMS}/a")
+    assert status == 200 and threads_of["get"] != [loop_thread]
+
+
+def test_a_path_once_slow_on_the_loop_goes_to_threads_after(cluster, threads_of, monkeypatch):
+    app = create_app(cluster.api)
+    assert call(app, "POST", CMS, configmap("a"))[0] == 201
+    monkeypatch.setattr(resources, "_SLOW", -1.0)  # every request is "slow"
+    first = call(app, "GET", f"{CMS}/a")[2]
+    second = call(app, "GET", f"{CMS}/a")[2]
+    assert threads_of["get"][0] == first and threads_of["get"][1] != second
+    assert f"{CMS}/a" in resources._SLOW_PATHS
+
+
+def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waiting(cluster, monkeypatch):
+    store, asked = cluster.api.store, []
+    real = store.durable
+
+    def durable():
+        asked.append((store.current_revision(), threading.get_ident()))
+        real()
+
+    monkeypatch.setattr(store, "durable", durable)
+    app = create_app(cluster.api)
+    status, made, loop_thread = call(app, "POST", CMS, configmap("a", k="v"))
+    assert status == 201
+    revision, thread = asked[-1]
+    assert revision >= int(made["metadata"]["resourceVersion"]) and thread != loop_thread
+    assert not store.unsynced()
+    before = len(asked)
+    patch = json.dumps({"data": {"k": "v"}}).encode()
+    status, patched, _ = call(app, "PATCH", f"{CMS}/a", patch, content_type="application/strategic-merge-patch+json")
+    assert status == 200 and patched["metadata"]["resourceVersion"] == made["metadata"]["resourceVersion"]
+    assert len(asked) == before  # nothing written: nothing to wait for
+
+
+def test_unsynced_until_durable(cluster):
+    store = cluster.api.store
+    cluster.api.create(cluster.registry.lookup("", "v1", "configmaps"), "default",
+                       json.loads(configmap("x")), WriteOptions())
+    assert store.unsynced()
+    store.durable()
+    assert not store.unsynced()
+
+
+# -- the request deadline -----------------------------------------------------------------------
+
+def test_a_coroutine_that_never_waits_is_answered_without_a_timer():
+    async def answer():
+        return "done"
+
+    async def run():
+        loop = asyncio.get_running_loop()
+        result = await app_module._within(answer(), 0.0)  # already past: no timer to fire
+        return result, list(loop._scheduled)
+
+    assert asyncio.run(run()) == ("done", [])
+
+
+def test_a_coroutine_that_waits_past_the_limit_is_cut():
+    ended = []
+
+    async def slow():
+        try:
+            await asyncio.sleep(30)
+        finally:
+            ended.append(True)
+
+    async def run():
+        with pytest.raises(TimeoutError):
+            await app_module._within(slow(), 0.05)
+
+    asyncio.run(run())
+    assert ended == [True]
+
+
+def test_a_coroutine_that_waits_gets_what_it_waits_for_and_its_errors_pass():
+    async def waits(value):
+        await asyncio.sleep(0)
+        future = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().call_soon(future.set_result, value)
+        got = await future
+        if got == "boom":
+            raise ValueError(got)
+        return got
+
+    async def run():
+        assert await app_module._within(waits("ok"), 30) == "ok"
+        with pytest.raises(ValueError, match="boom"):
+            await app_module._within(waits("boom"), 30)
+
+    asyncio.run(run())
+
+
+def test_a_cancelled_request_cancels_its_coroutine():
+    cancelled = []
+
+    async def forever(started):
+        await asyncio.sleep(0)  # (waits once before: _within has set its timer)
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    async def run():
+        started = asyncio.Event()
+        task = asyncio.ensure_future(app_module._within(forever(started), 30))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run())
+    assert cancelled == [True]
+
+
+# -- streams ------------------------------------------------------------------------------------
+
+def test_a_stream_leaves_no_task_behind():
+    from kubelite.server.handlers.http import StreamingResponse
+
+    async def chunks():
+        for i in range(3):
+            await asyncio.sleep(0)
+            yield b"%d" % i
+
+    async def run():
+        sent = []
+        never = asyncio.Event()
+
+        async def receive():
+            await never.wait()
+
+        async def send(message):
+            sent.append(message)
+
+        await app_module._send_stream(StreamingResponse(chunks=chunks()), send, receive)
+        await asyncio.sleep(0)  # the cancelled watcher of the client's going away ends
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        return [m.get("body") for m in sent[1:]], left
+
+    bodies, left = asyncio.run(run())
+    assert bodies == [b"0", b"1", b"2", b""] and left == []
