@@ -39,6 +39,7 @@ def threads_of(monkeypatch):
 
         monkeypatch.setitem(resources._VERBS, verb, recorded)
     monkeypatch.setattr(resources, "_SLOW_PATHS", set())
+    monkeypatch.setattr(resources, "_SLOW_ONCE", set())
     return seen
 
 
@@ -112,10 +113,26 @@ def test_a_write_while_another_holds_the_lock_waits_on_a_thread(cluster, threads
 
 
 def test_a_write_webhooks_may_be_called_for_goes_to_a_thread(cluster, threads_of, monkeypatch):
-    monkeypatch.setattr(type(cluster.api.webhooks.admission), "configured", lambda self, version=None: True)
+    monkeypatch.setattr(type(cluster.api.webhooks.admission.configurations), "none_as_last_read", lambda self: False)
     app = create_app(cluster.api)
     status, _, loop_thread = call(app, "POST", CMS, configmap("a"))
     assert status == 201 and threads_of["create"] != [loop_thread]
+
+
+def test_once_a_webhook_is_configured_writes_go_to_threads(cluster, threads_of):
+    app = create_app(cluster.api)
+    hook = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "ignored"},
+            "webhooks": [{"name": "ignored.example.com", "failurePolicy": "Ignore", "sideEffects": "None",
+                          "admissionReviewVersions": ["v1"], "timeoutSeconds": 1,
+                          "clientConfig": {"url": "https://127.0.0.1:1/"},
+                          "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                                     "resources": ["configmaps"]}]}]}
+    path = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
+    assert call(app, "POST", path, json.dumps(hook).encode())[0] == 201
+    assert call(app, "POST", CMS, configmap("a"))[0] == 201  # reads the configuration
+    status, _, loop_thread = call(app, "POST", CMS, configmap("b"))
+    assert status == 201 and threads_of["create"][-1] != loop_thread
 
 
 def test_a_write_before_webhooks_are_loaded_goes_to_a_thread(cluster, threads_of, monkeypatch):
@@ -137,14 +154,21 @@ def test_a_store_across_the_network_is_never_called_on_the_loop(cluster, threads
     assert status == 200 and threads_of["get"] != [loop_thread]
 
 
-def test_a_path_once_slow_on_the_loop_goes_to_threads_after(cluster, threads_of, monkeypatch):
+def test_a_path_twice_slow_on_the_loop_goes_to_threads_after(cluster, threads_of, monkeypatch):
     app = create_app(cluster.api)
     assert call(app, "POST", CMS, configmap("a"))[0] == 201
     monkeypatch.setattr(resources, "_SLOW", -1.0)  # every request is "slow"
-    first = call(app, "GET", f"{CMS}/a")[2]
-    second = call(app, "GET", f"{CMS}/a")[2]
-    assert threads_of["get"][0] == first and threads_of["get"][1] != second
+    loops = [call(app, "GET", f"{CMS}/a")[2] for _ in range(3)]
+    assert threads_of["get"][:2] == loops[:2] and threads_of["get"][2] != loops[2]
     assert f"{CMS}/a" in resources._SLOW_PATHS
+
+
+def test_a_large_object_goes_to_threads_after_its_first_answer(cluster, threads_of, monkeypatch):
+    app = create_app(cluster.api)
+    assert call(app, "POST", CMS, configmap("a", k="v" * 1000))[0] == 201
+    monkeypatch.setattr(resources, "_LOOP_ANSWER", 1000)
+    loops = [call(app, "GET", f"{CMS}/a")[2] for _ in range(2)]
+    assert threads_of["get"][0] == loops[0] and threads_of["get"][1] != loops[1]
 
 
 def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waiting(cluster, monkeypatch):

@@ -47,6 +47,9 @@ def serve(app, sock: socket.socket, certfile: str, keyfile: str,
         timeout_keep_alive=75,
         timeout_graceful_shutdown=3,
         server_header=False,
+        # No X-Forwarded-* rewriting of the scope's client and scheme: the app reads neither, and
+        # the middleware was one more coroutine call per request.
+        proxy_headers=False,
         date_header=True,
         ssl_ca_certs=client_ca,
         ssl_cert_reqs=ssl.CERT_OPTIONAL if client_ca else ssl.CERT_NONE,
@@ -109,12 +112,56 @@ def _websocket_protocol():
     return protocol
 
 
+_HOLD = 16 * 1024  # a write this small waits for the next one (a TLS record holds 16 KiB)
+
+
+class _JoinedWrites:
+    """A connection's transport that writes a response's head with its body. uvicorn writes them
+    one after the other, and each write was a TLS record and a send of its own: a small write
+    is held until the next one joins it, or until the loop's next turn at the latest."""
+
+    __slots__ = ("_transport", "_loop", "_held")
+
+    def __init__(self, transport, loop):
+        self._transport, self._loop, self._held = transport, loop, None
+
+    def write(self, data) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            if len(data) <= _HOLD:
+                self._transport.write(held + data)
+                return
+            self._transport.write(held)
+        if len(data) < _HOLD and data:
+            self._held = bytes(data)
+            self._loop.call_soon(self._flush)
+            return
+        self._transport.write(data)
+
+    def _flush(self) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            self._transport.write(held)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name):
+        return getattr(self._transport, name)
+
+
 def _with_client_cert(protocol_class):
     """The HTTP protocol, passing the TLS client certificate to the app in the ASGI scope
     (the `tls` extension's place for it)."""
 
     class WithClientCert(protocol_class):
         _client_cert: bytes | None = None  # the connection's, read at its first request (b"": none)
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(_JoinedWrites(transport, self.loop))
 
         def on_message_begin(self) -> None:
             super().on_message_begin()

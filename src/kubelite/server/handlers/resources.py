@@ -136,11 +136,14 @@ def _one_writer(handler, *args):
     return answer
 
 
-# A request body at least this large, or a request for an object that took more than _SLOW
-# seconds of CPU on the loop before (a 3 MiB object), is served on a thread: the loop meanwhile
+# A request body at least this large, or a request for a large object (one answered with at
+# least _LOOP_ANSWER bytes, or that took more than _SLOW seconds of CPU on the loop twice: the
+# first time may have been the modules its verb loads) is served on a thread: the loop meanwhile
 # goes on with the others. (CPU, not wall time: a busy machine's pauses say nothing of the object.)
 _LOOP_BODY = 64 * 1024
+_LOOP_ANSWER = 256 * 1024
 _SLOW = 0.02
+_SLOW_ONCE: set[str] = set()
 _SLOW_PATHS: set[str] = set()
 _SLOW_PATHS_KEPT = 1024
 
@@ -156,22 +159,31 @@ def _on_loop(api, request: Request, verb: str) -> bool:
     if verb == "get":
         return True
     # Not loaded yet: the first write loads them, after admission (loading them first, from
-    # here, met admission's modules half-loaded by their circular imports).
+    # here, met admission's modules half-loaded by their circular imports). As the last write
+    # saw them rather than a look at the store for each (a configuration made since means one
+    # write whose webhook calls hold the loop up, still called as they must be).
     webhooks = api._webhooks
-    return webhooks is not None and not webhooks.admission.configured()
+    return webhooks is not None and webhooks.admission.configurations.none_as_last_read()
 
 
 def _timed(handler, api, request, info, r, namespace):
-    """`handler` run here; an object it was slow for goes to threads from then on (a create's
-    work is bounded by its body's size: its collection is not remembered)."""
+    """`handler` run here; a large object goes to threads from then on (a create's work is
+    bounded by its body's size: its collection is not remembered)."""
     start = time.thread_time()
     try:
-        return handler(api, request, info, r, namespace)
+        answer = handler(api, request, info, r, namespace)
     finally:
         if info.name and time.thread_time() - start > _SLOW:
-            if len(_SLOW_PATHS) >= _SLOW_PATHS_KEPT:
-                _SLOW_PATHS.clear()
-            _SLOW_PATHS.add(request.path)
+            _remember(_SLOW_PATHS if request.path in _SLOW_ONCE else _SLOW_ONCE, request.path)
+    if info.name and len(answer.body) >= _LOOP_ANSWER:
+        _remember(_SLOW_PATHS, request.path)
+    return answer
+
+
+def _remember(paths: set[str], path: str) -> None:
+    if len(paths) >= _SLOW_PATHS_KEPT:
+        paths.clear()
+    paths.add(path)
 
 
 def _check_storable(r, verb: str, namespace: str, name: str | None) -> None:

@@ -100,6 +100,11 @@ class Configurations:
                 self._version = version
             return self._hooks[resource]
 
+    def none_as_last_read(self) -> bool:
+        """Whether the last read found no webhook at all (False before any read), without
+        looking at the store again: a hint, as old as the last write's look."""
+        return self._version is not None and not (self._hooks[MUTATING] or self._hooks[VALIDATING])
+
     def _refresh(self, kvs: list) -> None:
         kvs = [kv for kv in kvs if kv.key.startswith((f"{_PREFIX}{MUTATING}/", f"{_PREFIX}{VALIDATING}/"))]
         versions = tuple((kv.key, kv.mod_revision) for kv in kvs)
