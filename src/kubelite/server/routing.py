@@ -68,22 +68,37 @@ def request_info(request) -> RequestInfo:
     return info
 
 
+# Answers kept by (method, path, ?watch): the same paths come again and again (a collection's
+# creates, a client's GET then PATCH of each object, controllers' reads); RequestInfo is frozen.
+_PARSED: dict[tuple, RequestInfo] = {}
+_PARSED_KEPT = 4096
+
+
 def parse_request(method: str, path: str, query: Query) -> RequestInfo:
     """Resolve a request path (without query string) to a RequestInfo."""
+    key = (method, path, query.flag("watch"))
+    info = _PARSED.get(key)
+    if info is None:
+        if len(_PARSED) >= _PARSED_KEPT:
+            _PARSED.clear()
+        info = _PARSED[key] = _parse(method, path, key[2])
+    return info
+
+
+def _parse(method: str, path: str, watch: bool) -> RequestInfo:
     method = method.upper()
     parts = tuple(p for p in path.strip("/").split("/") if p)
-    non_resource = RequestInfo(path=path, method=method, verb=method.lower(), parts=parts)
     if not parts or parts[0] not in API_PREFIXES:
-        return non_resource
+        return _non_resource(path, method, parts)
     prefix = parts[0]
     rest = list(parts[1:])
     if prefix == "api":
         if not rest:
-            return non_resource
+            return _non_resource(path, method, parts)
         group, version, rest = "", rest[0], rest[1:]
     else:
         if len(rest) < 2:
-            return non_resource
+            return _non_resource(path, method, parts)
         group, version, rest = rest[0], rest[1], rest[2:]
     if not rest:
         # /api/v1, /apis/apps/v1: discovery documents, not resources.
@@ -115,7 +130,7 @@ def parse_request(method: str, path: str, query: Query) -> RequestInfo:
 
     if not name:
         if verb == "get":
-            verb = "watch" if query.flag("watch") else "list"
+            verb = "watch" if watch else "list"
         elif verb == "delete":
             verb = "deletecollection"
     return RequestInfo(
@@ -123,3 +138,7 @@ def parse_request(method: str, path: str, query: Query) -> RequestInfo:
         api_version=version, namespace=namespace, resource=resource, subresource=subresource,
         name=name, verb=verb, parts=parts,
     )
+
+
+def _non_resource(path: str, method: str, parts: tuple[str, ...]) -> RequestInfo:
+    return RequestInfo(path=path, method=method, verb=method.lower(), parts=parts)
