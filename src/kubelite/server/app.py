@@ -203,12 +203,9 @@ class App:
             from kubelite.server.handlers import discovery
 
             return discovery.serve(self.api, request, info)
-        from kubelite.server.auth import reviews
-
+        reviews, resources = _RESOURCE_HANDLERS or _resource_handlers()
         if reviews.handles(info):
             return reviews.serve(self.auth.authn, self.auth.authorizer, request, info, request.user)
-        from kubelite.server.handlers import resources
-
         return await resources.serve(self.api, request, info, self.stopping)
 
 
@@ -225,6 +222,20 @@ class App:
             counts = prometheus.storage_object_counts(self.api)
         return Response(status=200, body=self.metrics.render(counts).encode(),
                         content_type=prometheus.CONTENT_TYPE)
+
+
+_RESOURCE_HANDLERS = None
+
+
+def _resource_handlers():
+    """(reviews, resources), loaded at the first resource request and kept: a `from ... import`
+    per request was a microsecond each."""
+    global _RESOURCE_HANDLERS
+    from kubelite.server.auth import reviews
+    from kubelite.server.handlers import resources
+
+    _RESOURCE_HANDLERS = (reviews, resources)
+    return _RESOURCE_HANDLERS
 
 
 async def _within(coro, limit: float):

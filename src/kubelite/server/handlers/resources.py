@@ -7,7 +7,7 @@ import time
 
 from kubelite.server import conversion, errors
 from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
-from kubelite.server.handlers import decode, table
+from kubelite.server.handlers import decode, negotiate, table  # (table loads negotiate anyway)
 from kubelite.server.handlers.http import Request, json_response, loop_running
 from kubelite.server.routing import RequestInfo
 from kubelite.server.selectors import parse_field_selector, parse_label_selector
@@ -59,8 +59,6 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
         raise errors.not_found_path()
 
     _check_storable(r, verb, namespace, info.name)
-    from kubelite.server.handlers import negotiate
-
     negotiate.check_acceptable(request, r, verb)
     if verb in ("get", "list"):
         _check_resource_version(request.query.get("resourceVersion"))
@@ -412,10 +410,8 @@ def _respond(request: Request, r, body: dict, status: int = 200, warnings=()):
 
 def partial_target(request: Request, r):
     """The metadata-only form (PartialObjectMetadata[List]) the Accept header negotiates, or None."""
-    from kubelite.server.handlers.negotiate import TABLE, target
-
-    chosen = target(request, r)
-    return chosen if chosen is not None and chosen.kind != TABLE else None
+    chosen = negotiate.target(request, r)
+    return chosen if chosen is not None and chosen.kind != negotiate.TABLE else None
 
 
 _VERBS = {
