@@ -86,6 +86,18 @@ def test_a_request_with_a_deadline_of_its_own_goes_to_a_thread(cluster, threads_
     assert status == 200 and threads_of["get"] != [loop_thread]
 
 
+def test_a_collection_is_served_on_a_thread(cluster, threads_of, monkeypatch):
+    for verb in ("list", "deletecollection"):
+        real = resources._VERBS[verb]
+        monkeypatch.setitem(resources._VERBS, verb, lambda *args, _verb=verb, _real=real: (
+            threads_of.setdefault(_verb, []).append(threading.get_ident()), _real(*args))[1])
+    app = create_app(cluster.api)
+    status, _, loop_thread = call(app, "GET", CMS)
+    assert status == 200 and threads_of["list"] != [loop_thread]
+    status, _, loop_thread = call(app, "DELETE", CMS)
+    assert status == 200 and threads_of["deletecollection"] != [loop_thread]
+
+
 def test_a_large_body_goes_to_a_thread(cluster, threads_of):
     app = create_app(cluster.api)
     status, _, loop_thread = call(app, "POST", CMS, configmap("big", k="v" * resources._LOOP_BODY))

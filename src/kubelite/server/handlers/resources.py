@@ -139,6 +139,7 @@ def _one_writer(handler, *args):
 # first time may have been the modules its verb loads) is served on a thread: the loop meanwhile
 # goes on with the others. (CPU, not wall time: a busy machine's pauses say nothing of the object.)
 _LOOP_BODY = 64 * 1024
+_COLLECTION_VERBS = ("list", "deletecollection")
 _LOOP_ANSWER = 256 * 1024
 _SLOW = 0.02
 _SLOW_ONCE: set[str] = set()
@@ -147,10 +148,11 @@ _SLOW_PATHS_KEPT = 1024
 
 
 def _on_loop(api, request: Request, verb: str) -> bool:
-    """Whether the event loop's own thread may serve this storage request. Not with a deadline
-    of its own (?timeout=: work done on the loop cannot be cut short), nor a store across the
-    network, nor a write that admission webhooks may be called for (a call out, up to 30 s)."""
-    if verb == "list" or request.query.get("timeout") or len(request.body) >= _LOOP_BODY:
+    """Whether the event loop's own thread may serve this storage request. Not a collection's
+    (a list, a deletecollection: as long as the collection), nor with a deadline of its own
+    (?timeout=: work done on the loop cannot be cut short), nor a store across the network,
+    nor a write that admission webhooks may be called for (a call out, up to 30 s)."""
+    if verb in _COLLECTION_VERBS or request.query.get("timeout") or len(request.body) >= _LOOP_BODY:
         return False
     if request.path in _SLOW_PATHS or api.store.remote:
         return False
