@@ -571,6 +571,50 @@ def test_a_webhook_that_trickles_its_answer_is_cut_off_at_its_timeout(api, webho
     assert refused.json()["message"].endswith(f'Post "{webhook.url}/trickle?timeout=1s": context deadline exceeded')
 
 
+@pytest.mark.parametrize("route", ["/slow", "/trickle"])
+def test_a_call_cut_off_is_never_closed_under_its_read(webhook, certs, route, monkeypatch):
+    """The call cut off at its deadline may be inside a read of its socket. Closed from the
+    waiting thread, the descriptor went to the next connection opened (the next webhook call's),
+    whose TLS handshake that read then took a part of: "EOF", "bad record mac" under load. The
+    connection is shut down instead (a trickling answer would never end by itself) and the client
+    closed once no thread is inside it."""
+    import threading
+
+    import httpx
+
+    from kubelite.server.webhooks import caller
+
+    ours: set[int] = set()  # the client of this test's call (other tests' calls may still be ending)
+    inside: set[int] = set()  # the threads inside a call of it
+    closes: list[bool] = []  # for each close of it: whether another thread was inside a call then
+    closed = threading.Event()
+    post, close = httpx.Client.post, httpx.Client.close
+
+    def tracked_post(client, *args, **kwargs):
+        if b'"cut-off"' not in kwargs.get("content", b""):
+            return post(client, *args, **kwargs)
+        ours.add(id(client))
+        inside.add(threading.get_ident())
+        try:
+            return post(client, *args, **kwargs)
+        finally:
+            inside.discard(threading.get_ident())
+
+    def tracked_close(client):
+        if id(client) in ours:
+            closes.append(bool(inside - {threading.get_ident()}))
+            closed.set()
+        close(client)
+
+    monkeypatch.setattr(httpx.Client, "post", tracked_post)
+    monkeypatch.setattr(httpx.Client, "close", tracked_close)
+    review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "cut-off"}}
+    with pytest.raises(caller.CallFailed, match="context deadline exceeded"):
+        caller.post(caller.Target(webhook.url + route, webhook.url + route), certs["ca_bundle"], review, 1)
+    assert closed.wait(20)  # the trickle too: shut down, its read ended
+    assert closes == [False]
+
+
 def test_validating_webhooks_are_called_together(api, webhook, certs):
     # Two webhooks that each answer only once both have been asked: called one after the other,
     # the first would wait for the second until its timeout.

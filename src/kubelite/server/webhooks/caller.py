@@ -11,6 +11,7 @@ import base64
 import binascii
 import errno
 import json
+import socket
 import ssl
 import threading
 from dataclasses import dataclass
@@ -176,6 +177,11 @@ def post(target: Target, ca_bundle: str | None, body: dict, timeout: int) -> obj
     data = json.dumps(body, separators=(",", ":")).encode()
     client = _CLIENTS.checkout(ca_bundle)
     outcome: list = []
+    # Which of the two threads closes an abandoned call's client: the call's own, once it has
+    # left the client. Closed under a read of its socket, the descriptor would be free for the
+    # next connection opened (another webhook call's), whose bytes that read would then take.
+    ending = threading.Lock()
+    abandoned: list = []
 
     def call() -> None:
         try:
@@ -183,14 +189,20 @@ def post(target: Target, ca_bundle: str | None, body: dict, timeout: int) -> obj
                                        timeout=httpx.Timeout(float(timeout))))
         except Exception as err:  # noqa: BLE001 (handed to the caller's thread)
             outcome.append(err)
+        with ending:
+            if abandoned:
+                client.close()
 
     # httpx bounds each phase (connect, each read); Go bounds the whole call by the webhook's
-    # timeout: the call runs beside us and is abandoned (its connection closed) at the deadline.
+    # timeout: the call runs beside us and is abandoned at the deadline, its connection shut down.
     worker = threading.Thread(target=call, name="kubelite-webhook-call", daemon=True)
     worker.start()
     worker.join(timeout)
-    if not outcome:
-        client.close()
+    with ending:
+        if not outcome:
+            abandoned.append(True)
+            _shut_down(client)
+    if abandoned:
         raise CallFailed(f'Post "{shown}": context deadline exceeded')
     result = outcome[0]
     if isinstance(result, Exception):
@@ -206,6 +218,24 @@ def post(target: Target, ca_bundle: str | None, body: dict, timeout: int) -> obj
     if isinstance(result, Exception):
         raise result
     return _decode(result)
+
+
+def _shut_down(client) -> None:
+    """Ends an abandoned call's exchanges at once: its connections are shut down (not closed: the
+    descriptors stay the call's), so a read waiting on one returns and the call ends with an error.
+    Reached through httpx's and httpcore's internals; without them the call ends at its own
+    timeouts (a connection being opened has no socket to shut down yet either)."""
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    for connection in getattr(pool, "connections", ()):
+        stream = getattr(getattr(connection, "_connection", None), "_network_stream", None)
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if isinstance(sock, socket.socket):
+            try:
+                # the socket's own shutdown, not ssl's: that one would also drop the TLS state
+                # under the reading thread
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed or never connected
 
 
 def _dial_error(err: Exception, url: str) -> str:
