@@ -447,10 +447,18 @@ AMBIGUOUS = {
     "renamed-alike-in-two-namespaces": two_namespaces("namePrefix: p-\nnameSuffix: -s\n"),
 }
 
+# Double-quoted escapes: yaml.v3 refuses \/ (libyaml reads it) and reads \' (libyaml refuses it);
+# in single quotes a backslash is itself.
+ESCAPE_CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: \"{}\"\n  j: 'x\\/y'\n"
+ESCAPES = {name: tree([ESCAPE_CM.format(value)]) for name, value in (
+    ("slash", "a\\/b"), ("quote", "a\\'b"), ("known", "a\\tb\\x41\\u00e9\\_\\N"), ("unknown", "a\\qb"),
+    ("short-hex", "a\\x4"), ("surrogate", "a\\ud800"), ("quote-then-slash", "a\\'b\\/c"))}
+
 CASES = {f"{group}/{name}": tree_files for group, table in (
     ("labels", LABELS), ("components", COMPONENTS), ("references", REFERENCES), ("local-config", LOCAL_CONFIG),
     ("duplicate-keys", DUPLICATE_KEYS), ("similar-arrays", SIMILAR_ARRAYS), ("configurations", CONFIGURATIONS),
-    ("other-groups", OTHER_GROUPS), ("scalar-ids", SCALAR_IDS), ("ambiguous", AMBIGUOUS)) for name, tree_files in table.items()}
+    ("other-groups", OTHER_GROUPS), ("scalar-ids", SCALAR_IDS), ("ambiguous", AMBIGUOUS),
+    ("escapes", ESCAPES)) for name, tree_files in table.items()}
 
 
 @pytest.mark.kubectl

@@ -13,6 +13,8 @@ import re
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from kubelite.manifest._goyaml_libyaml import GoYamlPyLoader
+
 from .errors import KustomizeError, MalformedYAMLError
 
 _Base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
@@ -41,7 +43,16 @@ class _Loader(_Unresolved, _Base):  # type: ignore[misc, valid-type]
 
 
 class _PyLoader(_Unresolved, yaml.SafeLoader):
-    """For what libyaml (>= 0.2.5) refuses and yaml.v3 reads: more than 1,000 nesting levels."""
+    """For what libyaml (>= 0.2.5) refuses and yaml.v3 reads: more than 1,000 nesting levels;
+    and for texts with a \\/ or \\' in them: in double quotes libyaml reads the first and
+    refuses the second, yaml.v3 (as go-yaml v2, whose scanner is borrowed) the other way round."""
+
+    _escaped_point = GoYamlPyLoader._escaped_point
+
+    def scan_flow_scalar_non_spaces(self, double, start_mark):
+        if double:  # (the borrowed scanner goes to its own class's parent for single quotes)
+            return GoYamlPyLoader.scan_flow_scalar_non_spaces(self, double, start_mark)
+        return super().scan_flow_scalar_non_spaces(double, start_mark)
 
 
 def _go_parse_int(text: str) -> int | None:
@@ -190,6 +201,8 @@ def _error_line(exc: yaml.YAMLError) -> int:
 def _compose_all(text: str) -> list:
     try:
         try:
+            if "\\/" in text or "\\'" in text:
+                return list(yaml.compose_all(text, Loader=_PyLoader))
             return list(yaml.compose_all(text, Loader=_Loader))
         except yaml.YAMLError as exc:
             if "maximum nesting depth" not in str(getattr(exc, "problem", "")):
