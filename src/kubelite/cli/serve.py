@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import sys
 
-
-def default_home() -> pathlib.Path:
-    return pathlib.Path(os.environ.get("KUBELITE_HOME") or pathlib.Path.home() / ".kubelite")
+from kubelite.home import kubelite_home
 
 
 def run(argv: list[str]) -> int:
@@ -56,7 +53,7 @@ def run(argv: list[str]) -> int:
 
     args = installed(parser, "serve").parse_args(argv)
 
-    data_dir = pathlib.Path(args.data_dir).expanduser() if args.data_dir else default_home()
+    data_dir = pathlib.Path(args.data_dir).expanduser() if args.data_dir else kubelite_home()
     pki = None
     if args.workers == 1:
         # A first start's certificates are made on another core while the server imports and
