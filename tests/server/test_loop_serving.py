@@ -184,25 +184,46 @@ def test_a_large_object_goes_to_threads_after_its_first_answer(cluster, threads_
 
 
 def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waiting(cluster, monkeypatch):
-    store, asked = cluster.api.store, []
-    real = store.durable
+    store, seen = cluster.api.store, []
+    real = store._syncs._fsync
 
-    def durable():
-        asked.append((store.current_revision(), threading.get_ident()))
+    def fsync():
+        seen.append(("sync", store._committed, threading.get_ident()))
         real()
 
-    monkeypatch.setattr(store, "durable", durable)
+    monkeypatch.setattr(store._syncs, "_fsync", fsync)
     app = create_app(cluster.api)
-    status, made, loop_thread = call(app, "POST", CMS, configmap("a", k="v"))
+    real_app = app.__call__
+
+    async def recording(scope, receive, send):
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                seen.append(("answer", store._committed, threading.get_ident()))
+            await send(message)
+
+        await real_app(scope, receive, sending)
+
+    status, made, loop_thread = call(recording, "POST", CMS, configmap("a", k="v"))
     assert status == 201
-    revision, thread = asked[-1]
-    assert revision >= int(made["metadata"]["resourceVersion"]) and thread != loop_thread
+    answered = seen.index(("answer", store._committed, loop_thread))
+    # a sync begun once the write was committed, on another thread, before the answer
+    assert [(what, thread != loop_thread) for what, count, thread in seen[:answered] if count == store._committed] \
+        == [("sync", True)]
     assert not store.unsynced()
-    before = len(asked)
+    before = len(seen)
     patch = json.dumps({"data": {"k": "v"}}).encode()
-    status, patched, _ = call(app, "PATCH", f"{CMS}/a", patch, content_type="application/strategic-merge-patch+json")
+    status, patched, _ = call(recording, "PATCH", f"{CMS}/a", patch, content_type="application/strategic-merge-patch+json")
     assert status == 200 and patched["metadata"]["resourceVersion"] == made["metadata"]["resourceVersion"]
-    assert len(asked) == before  # nothing written: nothing to wait for
+    assert [what for what, *_ in seen[before:]] == ["answer"]  # nothing written: nothing to wait for
+
+
+def test_a_failed_sync_fails_the_write_on_the_loop(cluster, monkeypatch):
+    def fsync():
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(cluster.api.store._syncs, "_fsync", fsync)
+    status, answer, _ = call(create_app(cluster.api), "POST", CMS, configmap("a", k="v"))
+    assert status == 500 and "Input/output error" in answer["message"]
 
 
 def test_unsynced_until_durable(cluster):

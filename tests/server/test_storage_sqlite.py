@@ -18,6 +18,7 @@ from kubelite.server.storage import (
     StorageError,
     open_store,
 )
+from kubelite.server.storage.errors import StoreClosed
 from kubelite.server.storage.memory import MemoryStore
 from kubelite.server.storage.sqlite import SQLiteStore
 
@@ -444,6 +445,77 @@ def test_writers_that_wait_together_share_one_sync(tmp_path, monkeypatch):
     assert len(synced) == 2
     store.close()
     assert len(synced) == 2
+
+
+def _answers(store) -> tuple[list, threading.Event, object]:
+    """A when_durable callback recording what it was called with, and an event set at each call."""
+    got, called = [], threading.Event()
+
+    def callback(failure):
+        got.append((failure, store._syncs.synced))
+        called.set()
+
+    return got, called, callback
+
+
+def test_when_durable_calls_back_after_one_sync_for_the_writes_that_ended_meanwhile(tmp_path, monkeypatch):
+    store = SQLiteStore(tmp_path / "state.db")
+    release = threading.Event()
+    synced = _counting_syncs(monkeypatch, release)
+    got, called, callback = _answers(store)
+    store.create("/registry/pods/default/p0", b"x")
+    store.when_durable(callback)
+    deadline = time.monotonic() + TIMEOUT
+    while store._syncs._running is False and time.monotonic() < deadline:
+        threading.Event().wait(0.01)  # until the first sync has begun (and waits for `release`)
+    for i in range(1, 5):
+        store.create(f"/registry/pods/default/p{i}", b"x")
+        store.when_durable(callback)
+    assert got == []  # nothing is on disk yet
+    release.set()
+    while len(got) < 5 and time.monotonic() < deadline:
+        called.wait(0.05)
+    # each callback came once its own write was synced: the first's sync, then one for the other four
+    assert [failure for failure, _ in got] == [None] * 5 and len(synced) == 2
+    assert got[0][1] >= store._committed - 4 and all(at >= store._committed for _, at in got[1:])
+    got.clear()
+    store.when_durable(callback)  # nothing left to sync: at once, on this thread
+    assert got == [(None, store._committed)] and len(synced) == 2
+    store.close()
+
+
+def test_when_durable_reports_a_failed_sync_and_syncs_again_later(tmp_path, monkeypatch):
+    import kubelite.server.storage.sqlite as sqlite_module
+
+    store = SQLiteStore(tmp_path / "state.db")
+    real_fsync, failing = os.fsync, [True]
+
+    def fsync(fd):
+        if failing[0]:
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(sqlite_module.os, "fsync", fsync)
+    got, called, callback = _answers(store)
+    store.create("/registry/pods/default/a", b"x")
+    store.when_durable(callback)
+    assert called.wait(TIMEOUT)
+    failure = got[0][0]
+    assert isinstance(failure, StorageError) and "state.db" in str(failure) and "Input/output" in str(failure)
+    failing[0] = False
+    called.clear()
+    store.when_durable(callback)
+    assert called.wait(TIMEOUT) and got[1] == (None, store._committed)
+    store.close()
+
+
+def test_closing_the_store_ends_the_waits_for_the_disk(tmp_path, monkeypatch):
+    store = SQLiteStore(tmp_path / "state.db")
+    store.create("/registry/pods/default/a", b"x")
+    store.close()
+    got, called, callback = _answers(store)
+    store._syncs.then(store._committed + 1, callback, lambda: store._committed, None)
+    assert len(got) == 1 and isinstance(got[0][0], StoreClosed)
 
 
 def test_prefix_version_stays_while_writes_go_elsewhere_and_sees_other_processes(tmp_path):

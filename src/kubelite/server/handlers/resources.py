@@ -102,12 +102,28 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
                 finally:
                     _WRITE_LOCK.release()
                 if api.store.unsynced():
-                    await loop.run_in_executor(_writer(), api.store.durable)
+                    await _durable(api.store, loop)
                 return answer
         if writes:
             return await loop.run_in_executor(_writer(), _one_writer, handler, api, request, info, r, namespace)
         return await loop.run_in_executor(None, handler, api, request, info, r, namespace)
     return handler(api, request, info, r, namespace)
+
+
+def _durable(store, loop):
+    """A future done when every write committed so far is on disk (failed as the sync failed)."""
+    done = loop.create_future()
+
+    def settle(failure: BaseException | None) -> None:
+        if done.done():
+            return
+        if failure is None:
+            done.set_result(None)
+        else:
+            done.set_exception(failure)
+
+    store.when_durable(lambda failure: loop.call_soon_threadsafe(settle, failure))
+    return done
 
 
 _WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection"})

@@ -239,6 +239,19 @@ class Store(abc.ABC):
         Backends that override durable() override this too."""
         return False
 
+    def when_durable(self, callback) -> None:
+        """durable() without blocking: callback(None), on whichever thread, once every write this
+        process has committed so far is on disk; callback(exception) if that fails. An event
+        loop waits on it without a thread of its own per write."""
+        from .errors import StorageError
+
+        try:
+            self.durable()
+        except StorageError as err:
+            callback(err)
+        else:
+            callback(None)
+
     @abc.abstractmethod
     def compact(self, revision: int) -> None:
         """Drop the history at and below ``revision``, keeping the state as of it.

@@ -251,6 +251,12 @@ class SQLiteStore(Store):
     def unsynced(self) -> bool:
         return self._syncs.synced < self._committed
 
+    def when_durable(self, callback) -> None:
+        self._syncs.then(self._committed, callback, lambda: self._committed, self._storage_error)
+
+    def _storage_error(self, err: sqlite3.Error | OSError) -> StorageError:
+        return StoreClosed() if self._closed else StorageError(f"{self.path}: {err}")
+
     @staticmethod
     def _meta(conn: sqlite3.Connection, name: str) -> int:
         return conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()[0]
@@ -487,6 +493,7 @@ class SQLiteStore(Store):
             return
         with contextlib.suppress(StorageError):
             self.durable()  # the controllers' writes, which nobody waited for
+        self._syncs.stop(StoreClosed())
         self._poller.stop()
         self._closed = True
         with self._connections_lock:
@@ -505,6 +512,12 @@ class _LogSyncs:
         self._state = threading.Condition()
         self._synced = 0    # every commit up to this count is on disk
         self._running = False
+        # when_durable's callbacks, (commit count, callback), and the thread that syncs for them:
+        # one sync and one wakeup per waiter serve every write that ended meanwhile, where a thread
+        # per write waiting in sync_through took a switch to it and back for each.
+        self._waiting: list[tuple[int, object]] = []
+        self._syncer: threading.Thread | None = None
+        self._stopped: BaseException | None = None
 
     @property
     def synced(self) -> int:
@@ -527,6 +540,54 @@ class _LogSyncs:
                     self._running = False
                     self._state.notify_all()
                 self._synced = max(self._synced, target)
+
+    def then(self, wanted: int, callback, committed, error) -> None:
+        """callback(None) once commit `wanted` is on disk, at once if it is, else on the syncer
+        thread; callback(exception) if the sync fails or the store closes first. `error` makes
+        the exception of a failed sync's OSError."""
+        with self._state:
+            stopped = self._stopped
+            if stopped is None and self._synced < wanted:
+                self._waiting.append((wanted, callback))
+                if self._syncer is None:
+                    self._syncer = threading.Thread(target=self._sync_waiting, args=(committed, error),
+                                                    name="kubelite-log-sync", daemon=True)
+                    self._syncer.start()
+                elif len(self._waiting) == 1:
+                    self._state.notify_all()
+                return
+        callback(stopped)
+
+    def stop(self, reason: BaseException) -> None:
+        """No more syncs for when_durable: its waiters get `reason` (the store closed)."""
+        with self._state:
+            self._stopped = reason
+            waiting, self._waiting = self._waiting, []
+            self._state.notify_all()
+        for _, callback in waiting:
+            callback(reason)
+
+    def _sync_waiting(self, committed, error) -> None:
+        while True:
+            with self._state:
+                while not self._waiting and self._stopped is None:
+                    self._state.wait()
+                if self._stopped is not None:
+                    return
+                wanted = max(count for count, _ in self._waiting)
+            failure = None
+            try:
+                self.sync_through(wanted, committed)
+            except (OSError, sqlite3.Error) as err:
+                failure = error(err)
+            with self._state:
+                waiting, self._waiting = self._waiting, []
+                for entry in waiting:
+                    if failure is None and entry[0] > self._synced:
+                        self._waiting.append(entry)  # committed after this sync began
+            for count, callback in waiting:
+                if failure is not None or count <= self._synced:
+                    callback(failure)
 
     def _fsync(self) -> None:
         try:
