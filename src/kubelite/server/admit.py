@@ -8,6 +8,7 @@ kube-apiserver's order. `APIServer` calls it on every write, for both doors of t
 from __future__ import annotations
 
 import json
+import threading
 
 from kubelite.server import errors
 from kubelite.server.admission import crd as crd_admission
@@ -22,7 +23,14 @@ class ClusterAdmission:
 
     def __init__(self, api):
         self.api = api
-        self._held: dict = {}  # Service key -> (mod_revision, uid, cluster IPs, node ports)
+        # What the stored Services hold (_refresh_services): by key, (mod_revision, uid, cluster
+        # IPs, node ports); the revisions the store listed at the last look; how many of them hold
+        # each address and each uid.
+        self._held: dict = {}
+        self._listed: dict = {}
+        self._ips: dict[str, int] = {}
+        self._uids: dict = {}
+        self._services_lock = threading.Lock()
 
     # -- create ----------------------------------------------------------------------------------
 
@@ -107,32 +115,75 @@ class ClusterAdmission:
             return []
         return [json.loads(kv.value) for kv in self.api.store.range(self.api._prefix(info, namespace)).kvs]
 
-    def _services(self, own_uid: str | None):
-        """What each stored Service holds: (cluster IPs, node ports), but the one with `own_uid`.
+    def service_written(self, kv, svc: dict) -> None:
+        """A Service this server has just stored (`svc`, as encoded for `kv`): what it holds is
+        known without reading it back."""
+        with self._services_lock:
+            self._hold(kv.key, (kv.mod_revision, *_holdings(svc)))
+            self._listed[kv.key] = kv.mod_revision
 
-        Every Service created reads all the others, so what a stored value holds is kept under
-        its key and mod_revision (the same bytes while those are the same): creating n Services
-        decoded n²/2 of them before. The keys and their revisions are read each time (not the
-        values: only those that changed are), so a Service written or deleted through another
-        server is seen."""
+    def _refresh_services(self) -> None:
+        """Brings _held up to the stored Services (under _services_lock).
+
+        Every Service created looks at all the others: the keys and their revisions are read
+        each time, so that a Service written or deleted through another server is seen, and a
+        stored value is decoded only when its revision is not the one held (n Services created
+        one after another decoded n²/2 of them before the values were kept). The lists of
+        revisions are compared as dicts, in C: a look costs the store's read of the keys, not a
+        step of Python per Service."""
         store = self.api.store
-        held = {}
-        for key, revision in store.revisions(_SERVICES):
+        listed = dict(store.revisions(_SERVICES))
+        before = self._listed
+        if listed == before:
+            return
+        for key in self._held.keys() - listed.keys():
+            self._hold(key, None)
+        for key, revision in listed.items() - before.items():
             entry = self._held.get(key)
             if entry is None or entry[0] != revision:
                 kv = store.get(key)
-                if kv is None:
-                    continue  # deleted since
-                entry = (kv.mod_revision, *_holdings(json.loads(kv.value)))
-            held[key] = entry
-        self._held = held
-        return [(ips, ports) for _, uid, ips, ports in held.values() if not (own_uid and uid == own_uid)]
+                if kv is None:  # deleted since
+                    self._hold(key, None)
+                    del listed[key]
+                    continue
+                self._hold(key, (kv.mod_revision, *_holdings(json.loads(kv.value))))
+        self._listed = listed
+
+    def _hold(self, key: str, entry: tuple | None) -> None:
+        """`key`'s entry in _held (None: no longer held), its addresses and uid counted."""
+        old = self._held.pop(key, None) if entry is None else self._held.get(key)
+        if old is not None:
+            _count(self._ips, old[2], -1)
+            _count(self._uids, (old[1],), -1)
+        if entry is not None:
+            self._held[key] = entry
+            _count(self._ips, entry[2], 1)
+            _count(self._uids, (entry[1],), 1)
+
+    def _others(self, own_uid: str | None) -> list:
+        """(cluster IPs, node ports) of each held Service but the one with `own_uid`."""
+        return [(ips, ports) for _, uid, ips, ports in self._held.values() if not (own_uid and uid == own_uid)]
 
     def _used_cluster_ips(self, own_uid: str | None) -> set[str]:
-        return {ip for ips, _ in self._services(own_uid) for ip in ips}
+        with self._services_lock:
+            self._refresh_services()
+            if not (own_uid and own_uid in self._uids):  # a create's: a uid no Service holds
+                return set(self._ips)
+            return {ip for ips, _ in self._others(own_uid) for ip in ips}
 
     def _used_node_ports(self, own_uid: str | None) -> set[int]:
-        return {port for _, ports in self._services(own_uid) for port in ports}
+        with self._services_lock:
+            self._refresh_services()
+            return {port for _, ports in self._others(own_uid) for port in ports}
+
+
+def _count(counts: dict, items, step: int) -> None:
+    for item in items:
+        n = counts.get(item, 0) + step
+        if n:
+            counts[item] = n
+        else:
+            del counts[item]
 
 
 def _holdings(svc: dict) -> tuple[str | None, frozenset, frozenset]:

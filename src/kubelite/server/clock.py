@@ -15,6 +15,10 @@ import time
 UTC = datetime.timezone.utc
 
 
+# Below this much of a second, fromtimestamp's rounding to microseconds stays in the second.
+_LAST_WHOLE_MICROSECOND = 0.999999
+
+
 class Clock:
     """Wall time, moved forward by every `advance` (never back)."""
 
@@ -36,17 +40,20 @@ class Clock:
     def now(self) -> datetime.datetime:
         return datetime.datetime.fromtimestamp(self.time(), UTC)
 
-    # The last time formatted and its text: a fake clock stands still through thousands of
-    # writes, each stamping its managedFields entry and conditions.
-    _formatted: tuple[float | None, str] = (None, "")
+    # The second last formatted and its text: every write stamps a time or two (its creation,
+    # its managedFields entry, conditions), mostly within the second before. (The seconds one
+    # formatted: a time that rounds up to the next microsecond's second is formatted each time.)
+    _formatted: tuple[float, str] = (math.inf, "")
 
     def rfc3339(self) -> str:
         """Now, at second precision, as the API writes timestamps."""
         now = self.time()
-        seen, text = self._formatted
-        if now != seen:
+        second, text = self._formatted
+        if not second <= now < second + _LAST_WHOLE_MICROSECOND:
             text = format_time(datetime.datetime.fromtimestamp(now, UTC))
-            self._formatted = (now, text)
+            second = math.floor(now)
+            if now - second < _LAST_WHOLE_MICROSECOND:
+                self._formatted = (second, text)
         return text
 
     def rfc3339_micro(self) -> str:

@@ -342,9 +342,11 @@ class APIServer:
         meta["uid"] = uuid4()
         meta["creationTimestamp"] = self.clock.rfc3339()
         obj = self._prepare_create(r, obj, copy=False)  # _check_body's copy: defaulted in place
-        obj, warnings = self.webhooks.mutating(r, obj, None, opts, requested_name=requested)
+        webhooks = self.webhooks
+        version = webhooks.version(opts)
+        obj, warnings = webhooks.mutating(r, obj, None, opts, requested_name=requested, version=version)
         self.admission.validate(r, obj, None)
-        warnings += self.webhooks.validating(r, obj, None, opts, requested_name=requested)
+        warnings += webhooks.validating(r, obj, None, opts, requested_name=requested, version=version)
         obj = self.admission.allocate(r, obj)
         if not applied:  # an apply's managedFields are already final
             obj = self.fields.record_update(r, None, obj, opts.field_manager)
@@ -369,6 +371,8 @@ class APIServer:
             try:
                 kv = self.store.create(self._key(r, meta.get("namespace", ""), name), self._encode(obj))
                 self._note_written(kv, obj)
+                if r.kind == "Service" and r.group == "":
+                    self.admission.service_written(kv, obj)
                 break
             except KeyExists:
                 if requested or not meta.get("generateName") or attempt == _GENERATE_NAME_ATTEMPTS - 1:
@@ -534,9 +538,11 @@ class APIServer:
                       subresource: str = "") -> Result:
         from kubelite.server.storage.errors import Conflict, NotFound
 
-        new, warnings = self.webhooks.mutating(r, new, old, opts, subresource)
+        webhooks = self.webhooks
+        version = None if subresource == "scale" else webhooks.version(opts)
+        new, warnings = webhooks.mutating(r, new, old, opts, subresource, version=version)
         self.admission.validate(r, new, old)
-        warnings += self.webhooks.validating(r, new, old, opts, subresource)
+        warnings += webhooks.validating(r, new, old, opts, subresource, version=version)
         new = _ordered(self.admission.allocate(r, new, old))
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         if _without_rv(new) == _without_rv(old):

@@ -44,26 +44,33 @@ def prune_object(r, obj: dict) -> list[str]:
 
 def prune_unknown(value, schema, path: str = "") -> list[str]:
     """Drop fields the schema does not know, returning their paths."""
-    if schema is None:
-        return []
     found: list[str] = []
+    if schema is not None and isinstance(value, (dict, list)):
+        _prune(value, schema, path, found)
+    return found
+
+
+def _prune(value, schema, path: str, found: list[str]) -> None:
+    # Scalars hold nothing to drop: they are not walked into (most of a body's values), and a
+    # path is spelled only for what is walked into or dropped.
     kind = schema.type
-    if kind == "any":
-        return found
-    if kind == "list" and isinstance(value, list):
-        items = schema.items()
-        for i, child in enumerate(value):
-            found.extend(prune_unknown(child, items, f"{path}[{i}]"))
-        return found
-    if kind in ("object", "map") and isinstance(value, dict):
+    if kind == "list":
+        if isinstance(value, list):
+            items = schema.items()
+            for i, child in enumerate(value):
+                if isinstance(child, (dict, list)):
+                    _prune(child, items, f"{path}[{i}]", found)
+        return
+    if (kind == "object" or kind == "map") and isinstance(value, dict):
+        field = schema.field
         for key in list(value):
-            child_path = f"{path}.{key}" if path else key
             if not path and key in ("apiVersion", "kind"):
                 continue
-            child = schema.field(key)
+            child = field(key)
             if child is None:
-                found.append(child_path)
+                found.append(f"{path}.{key}" if path else key)
                 del value[key]
                 continue
-            found.extend(prune_unknown(value[key], child, child_path))
-    return found
+            sub = value[key]
+            if isinstance(sub, (dict, list)):
+                _prune(sub, child, f"{path}.{key}" if path else key, found)

@@ -89,9 +89,12 @@ class _Walker:
             if not isinstance(value, dict):
                 return self.save(_type_error(_json_type(value), struct, path, plan[1]))
             inner = plan[2] or struct
+            field = schema.field
             for key, child in value.items():
                 if child is not None:
-                    self.walk(child, schema.field(key), inner, path + (key,))
+                    sub = field(key)
+                    if sub is not None and not (isinstance(child, str) and sub in _STRING_LEAVES):
+                        self.walk(child, sub, inner, path + (key,))
         elif how is _PRIMITIVE:
             target = plan[1]
             if target == "string" and isinstance(value, str):
@@ -100,9 +103,12 @@ class _Walker:
         elif how is _MAP:
             if not isinstance(value, dict):
                 return self.save(_type_error(_json_type(value), struct, path, plan[1]))
+            field = schema.field
             for key, child in value.items():
                 if child is not None:
-                    self.walk(child, schema.field(key), struct, path)
+                    sub = field(key)
+                    if sub is not None and not (isinstance(child, str) and sub in _STRING_LEAVES):
+                        self.walk(child, sub, struct, path)
         elif how is _LIST:
             if not isinstance(value, list):
                 return self.save(_type_error(_json_type(value), struct, path, plan[1]))
@@ -148,6 +154,11 @@ _STRUCT, _MAP, _LIST, _PRIMITIVE, _QUANTITY, _INT_OR_STRING, _TIME, _SKIP = (
 _PLANS: dict = {}
 
 
+# The planned schemas under which any string is fine (walk's usual leaf: most of an object's
+# values): a string there is not walked to.
+_STRING_LEAVES: set = set()
+
+
 def _plan(schema) -> tuple:
     name = schema.name or ""
     kind = schema.type
@@ -167,6 +178,8 @@ def _plan(schema) -> tuple:
         plan = (_LIST, go_type(schema))
     else:
         plan = (_PRIMITIVE, go_type(schema))
+        if plan[1] == "string":
+            _STRING_LEAVES.add(schema)
     _PLANS[schema] = plan
     return plan
 

@@ -15,6 +15,7 @@ pass ``cidr=`` to use another range.
 from __future__ import annotations
 
 from kubelite.jsoncopy import clone
+import functools
 import ipaddress
 import random
 
@@ -274,9 +275,16 @@ def admit_pod(
 # --- Services ----------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=16)
 def kubernetes_service_ip(cidr: str = DEFAULT_SERVICE_CIDR) -> str:
     """The first address of the range, reserved for the ``kubernetes`` Service."""
-    return str(ipaddress.ip_network(cidr)[1])
+    return str(_network(cidr)[1])
+
+
+@functools.lru_cache(maxsize=16)
+def _network(cidr: str):
+    # Parsed once: every Service created asks (ipaddress's parse is ~5 us); the object is not changed.
+    return ipaddress.ip_network(cidr)
 
 
 def _clusterip_error(name: str, ip: str, detail: str) -> errors.StatusError:
@@ -307,8 +315,8 @@ def allocate_cluster_ip(
         spec.setdefault("ipFamilies", ["IPv4"])
         spec.setdefault("ipFamilyPolicy", "SingleStack")
         return out
-    network = ipaddress.ip_network(cidr)
-    taken = {str(ip) for ip in used}
+    network = _network(cidr)
+    taken = set(map(str, used))  # in C: `used` holds every other Service's address
     wanted = spec.get("clusterIP") or (spec.get("clusterIPs") or [None])[0]
     if wanted:
         try:

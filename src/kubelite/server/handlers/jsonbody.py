@@ -31,7 +31,11 @@ def _go_replace(exc: UnicodeDecodeError):
 codecs.register_error("kubelite-go-replace", _go_replace)
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_LONG_NUMBER = re.compile(rb"[0-9]{300}|[eE][+]?0*[0-9]{3}")
+# What has_huge_number looks for, [0-9]{300} or [eE][+]?0*[0-9]{3}, in a body whose digits
+# are all written 0 and whose E is written e: three substring searches in C after one pass,
+# rather than the expression tried at every byte of every body (~5 us of a 350-byte one).
+_NUMBER_SHAPES = bytes(0x30 if 0x30 <= b <= 0x39 else 0x65 if b == 0x45 else b for b in range(256))
+_LONG_DIGITS = b"0" * 300
 
 
 class HugeNumber(FloatLiteral):
@@ -78,7 +82,8 @@ def loads(data: bytes, object_pairs_hook=None):
 
 def has_huge_number(data: bytes) -> bool:
     """Cheap pre-check: could `data` hold a number float64 cannot represent?"""
-    return _LONG_NUMBER.search(data) is not None
+    shapes = data.translate(_NUMBER_SHAPES)
+    return b"e000" in shapes or b"e+000" in shapes or _LONG_DIGITS in shapes
 
 
 def find_huge_number(value) -> str | None:

@@ -30,10 +30,19 @@ class WebhookStage:
         self.admission = WebhookAdmission(api)
         self.policies = PolicyAdmission(api, self.admission)  # ValidatingAdmissionPolicies
 
+    def version(self, opts) -> object:
+        """The configurations' version (the store's look at their group) for a write's two stages
+        to share, as kube-apiserver's plugins read one informer: one look per write, not one per
+        stage. None when the stages pass this write by anyway."""
+        if _passed_by(opts):
+            return None
+        return self.admission.configurations.group.version()
+
     def mutating(self, r, obj: dict, old: dict | None, opts, subresource: str = "",
-                 requested_name: str | None = None) -> tuple[dict, list[str]]:
-        """`requested_name` (create): the name the request gave, "" when the server generates one."""
-        attr = self._attributes(r, obj, old, opts, subresource, requested_name=requested_name)
+                 requested_name: str | None = None, version: object = None) -> tuple[dict, list[str]]:
+        """`requested_name` (create): the name the request gave, "" when the server generates one.
+        `version`: version(opts), as the write has read it (None: read here)."""
+        attr = self._attributes(r, obj, old, opts, subresource, requested_name=requested_name, version=version)
         if attr is None:
             return obj, []
         system = {}
@@ -55,8 +64,8 @@ class WebhookStage:
         return self._decoded(r, obj, patched, old, subresource), warnings
 
     def validating(self, r, obj: dict, old: dict | None, opts, subresource: str = "",
-                   requested_name: str | None = None) -> list[str]:
-        attr = self._attributes(r, obj, old, opts, subresource, requested_name=requested_name)
+                   requested_name: str | None = None, version: object = None) -> list[str]:
+        attr = self._attributes(r, obj, old, opts, subresource, requested_name=requested_name, version=version)
         if attr is None:
             return []
         warnings = self.policies.validate(attr)  # kube-apiserver: ValidatingAdmissionPolicy, then the webhooks
@@ -75,13 +84,14 @@ class WebhookStage:
         self.admission.validate(attr)
 
     def _attributes(self, r, obj: dict, old: dict | None, opts, subresource: str,
-                    operation: str = "", requested_name: str | None = None) -> Attributes | None:
-        user = getattr(opts, "user", None)
-        if subresource == "scale" or (user is None and opts.dry_run):
-            # scale writes are presented to webhooks as autoscaling/v1 Scale objects: not done;
-            # a dry run without a user is the server's own look-ahead (RBAC escalation checks).
+                    operation: str = "", requested_name: str | None = None,
+                    version: object = None) -> Attributes | None:
+        if subresource == "scale" or _passed_by(opts):
+            # scale writes are presented to webhooks as autoscaling/v1 Scale objects: not done
             return None
-        version = self.admission.configurations.group.version()  # one look at the store for both
+        if version is None:
+            version = self.admission.configurations.group.version()  # one look at the store for both
+        user = getattr(opts, "user", None)
         if not (self.admission.configured(version) or self.policies.configured(version)):
             return None  # the common case: nothing to build the attributes for
         operation = operation or ("CREATE" if old is None else "UPDATE")
@@ -113,6 +123,11 @@ class WebhookStage:
         if old is None:
             return self.api._prepare_create(r, patched)
         return self.api._prepare_update(r, old, patched, subresource)
+
+
+def _passed_by(opts) -> bool:
+    # A dry run without a user is the server's own look-ahead (RBAC escalation checks).
+    return getattr(opts, "user", None) is None and bool(opts.dry_run)
 
 
 def _options(kind: str, opts) -> dict:
