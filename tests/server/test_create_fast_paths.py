@@ -1,16 +1,22 @@
-"""What a create keeps between writes to spend less on the next one never hides a write made
-through another server on the same store: two APIServers on one SQLite file stand for two
-`kubelite serve --workers` processes."""
+"""A create's shorter ways: what it keeps between writes never hides a write made through another
+server on the same store (two APIServers on one SQLite file stand for two `kubelite serve
+--workers` processes), and what it builds another way is what the general way builds."""
 from __future__ import annotations
 
 import datetime
+import json
+import pathlib
+import random
 
 import pytest
 
+from kubelite.jsoncopy import clone
 from kubelite.server import errors
 from kubelite.server.clock import UTC, FakeClock, format_time
 from kubelite.server.cluster import Cluster
 from kubelite.server.core import DeleteOptions, WriteOptions
+from kubelite.server.fieldmanager import FieldManager, manager, managers, typed
+from kubelite.server.resources import Registry
 
 
 @pytest.fixture
@@ -85,3 +91,92 @@ def test_rfc3339_is_the_second_fromtimestamp_gives(fraction):
         clock.advance(step)
         expected = format_time(datetime.datetime.fromtimestamp(clock.time(), UTC))
         assert clock.rfc3339() == expected, clock.time()
+
+
+# -- a create's managedFields: built as a tree, the same as the general way ------------------------
+
+_DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
+
+
+def _objects(value):
+    if isinstance(value, dict):
+        if isinstance(value.get("apiVersion"), str) and isinstance(value.get("kind"), str) \
+                and isinstance(value.get("metadata"), dict):
+            yield value
+        for item in value.values():
+            yield from _objects(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _objects(item)
+
+
+def _corpus():
+    """Built-in objects recorded from kube-apiserver and kept with the tests (a few thousand)."""
+    registry = Registry()
+    for path in sorted(_DATA.rglob("*.json")):
+        if path.stat().st_size > 3_000_000:
+            continue
+        try:
+            document = json.loads(path.read_text())
+        except ValueError:
+            continue
+        for obj in _objects(document):
+            group, _, version = obj["apiVersion"].rpartition("/")
+            r = registry.by_kind(group, version, obj["kind"])
+            if r is not None and (r.group, r.kind) not in manager._SET_AFTER_FIELD_MANAGEMENT:
+                yield r, obj
+
+
+def _shaken(value, rnd: random.Random):
+    """`value` with fields dropped, nulled or emptied and list items repeated at random."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            roll = rnd.random()
+            if roll < 0.05:
+                continue
+            out[key] = None if roll < 0.08 else (type(item)() if roll < 0.1 and isinstance(item, (dict, list))
+                                                 else _shaken(item, rnd))
+        return out
+    if isinstance(value, list):
+        out = [_shaken(item, rnd) for item in value]
+        if out and rnd.random() < 0.2:
+            out.append(clone(out[0]))
+        return out
+    return value
+
+
+def _general(fields, r, obj: dict):
+    try:
+        return managers.encode(fields._update_entries(r, manager.zero_object(r), clone(obj), [], "m", ""))
+    except typed.ValueMismatch:
+        return None
+
+
+def test_created_managed_fields_are_what_the_general_way_records():
+    fields = FieldManager(FakeClock(1_700_000_000))
+    rnd = random.Random(16)
+    seen = set()
+    for r, obj in _corpus():
+        for candidate in (obj, _shaken(obj, rnd), _shaken(obj, rnd)):
+            candidate = clone(candidate)
+            if not isinstance(candidate.get("metadata"), dict):
+                candidate["metadata"] = {}  # as the create's body check leaves it
+            candidate["metadata"].pop("managedFields", None)
+            assert fields._created_entry(r, clone(candidate), "m") == _general(fields, r, candidate), candidate
+            seen.add(r.kind)
+    assert len(seen) > 20
+
+
+def test_a_create_records_its_managed_fields_through_the_tree():
+    fields = FieldManager(FakeClock(1_700_000_000))
+    r = Registry().by_kind("apps", "v1", "Deployment")
+    body = {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "default", "uid": "u", "labels": {"a": "b"}},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
+                     "template": {"metadata": {"labels": {"a": "b"}},
+                                  "spec": {"containers": [{"name": "c", "image": "i"}, {"name": "c", "image": "j"}]}}},
+            "status": {"replicas": 3}}
+    recorded = fields.record_update(r, None, clone(body), "m")["metadata"]["managedFields"]
+    assert recorded == _general(fields, r, body)
+    assert "f:status" not in recorded[0]["fieldsV1"] and "f:name" not in recorded[0]["fieldsV1"]["f:metadata"]

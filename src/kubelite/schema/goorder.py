@@ -166,14 +166,30 @@ def _value(value: object, struct: str | None, is_map: bool, layouts: dict[str, _
 
 
 def _struct(value: dict, layout: _Layout, layouts: dict[str, _Layout]) -> dict:
-    declared = [key for key in value if key in layout]
-    declared.sort(key=lambda key: layout[key][0])
+    keys = tuple(value)
+    known = _PLANS.get((id(layout), keys))
+    plan = known[1] if known is not None else _plan(keys, layout)
     out = {}
-    for key in declared:
-        _, ref, is_map = layout[key]
+    for key, ref, is_map in plan:
         item = value[key]
         out[key] = _value(item, ref, is_map, layouts) if (ref is not None or is_map) else item
-    for key in value:
-        if key not in layout:
-            out[key] = value[key]
     return out
+
+
+# A struct's keys in Go's order, with what each holds, by the struct's layout and the keys as
+# given: the objects of a kind come with the same few sets of keys in the same orders, and sorting
+# each object's keys anew was most of the ordering of an answer. Each entry holds its layout, so
+# that the layout's id names no other while the entry is kept.
+_PLANS: dict[tuple, tuple] = {}
+_PLANS_KEPT = 4096
+
+
+def _plan(keys: tuple, layout: _Layout) -> tuple:
+    declared = [key for key in keys if key in layout]
+    declared.sort(key=lambda key: layout[key][0])
+    plan = tuple((key, *layout[key][1:]) for key in declared) + \
+        tuple((key, None, False) for key in keys if key not in layout)
+    if len(_PLANS) >= _PLANS_KEPT:
+        _PLANS.clear()
+    _PLANS[(id(layout), keys)] = (layout, plan)
+    return plan

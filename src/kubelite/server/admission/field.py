@@ -85,6 +85,8 @@ class Path(str):
     """A field path that grows like Go's field.Path (``a.b[0][key]``)."""
 
     def child(self, *names: str) -> "Path":
+        if len(names) == 1 and self and names[0]:  # the usual step (every check spells its path)
+            return Path(f"{self}.{names[0]}")
         text = str(self)
         for name in names:
             text = f"{text}.{name}" if text else name

@@ -31,6 +31,24 @@ _STRIPPED = frozenset({
 })
 
 
+_STRIPPED_DEEPEST_FIRST = sorted(_STRIPPED, key=len, reverse=True)
+_STATUS = ("f:status",)
+
+
+def _unmark(tree: dict, path: tuple) -> None:
+    """`path` no longer a member of the tree (changed_tree's), its nodes left empty taken out."""
+    nodes = [tree]
+    for pe in path:
+        node = nodes[-1].get(pe)
+        if node is None:
+            return
+        nodes.append(node)
+    nodes[-1].pop(None, None)
+    for depth in range(len(path), 0, -1):
+        if nodes[depth]:
+            return
+        del nodes[depth - 1][path[depth - 1]]
+
 # Fields a registry strategy sets after kube-apiserver's field manager ran: no one owns them.
 _SET_AFTER_FIELD_MANAGEMENT = {("", "Namespace"): ("f:spec", "f:finalizers")}
 
@@ -68,6 +86,16 @@ class FieldManager:
             return lambda p: p not in _STRIPPED and not (p and p[0] == "f:status")
         return lambda p: p not in _STRIPPED
 
+    def _keep(self, r, subresource: str, paths: set) -> set:
+        """The paths `_kept` lets through, those of an ordinary write taken out as sets in C."""
+        if subresource or (r.group, r.kind) in _SET_AFTER_FIELD_MANAGEMENT:
+            kept = self._kept(r, subresource)
+            return {p for p in paths if kept(p)}
+        paths = paths - _STRIPPED
+        if r.subresource("status") is not None:
+            return {p for p in paths if p[:1] != _STATUS}
+        return paths
+
     # -- Update --------------------------------------------------------------------------------
 
     def record_update(self, r, old: dict | None, new: dict, manager: str, subresource: str = "") -> dict:
@@ -84,6 +112,12 @@ class FieldManager:
             entries = mf.decode(sent) or []
             if not entries:
                 entries = mf.decode(old_meta.get("managedFields")) or []
+        if creating and not entries and not subresource and sent != "reset" \
+                and (r.group, r.kind) not in _SET_AFTER_FIELD_MANAGEMENT:
+            created = self._created_entry(r, new, manager or DEFAULT_MANAGER)
+            if created is not None:
+                _set_managed(meta, created)
+                return new
         if sent != "reset" and (entries or creating):
             try:
                 entries = self._update_entries(r, old if old is not None else zero_object(r), new, entries,
@@ -99,10 +133,27 @@ class FieldManager:
         _set_managed(meta, mf.encode(entries))
         return new
 
+    def _created_entry(self, r, new: dict, manager: str) -> list | None:
+        """The managedFields of a create that brings none (what _update_entries from the zero
+        object makes of it, encoded): the changed fields nested as they are found, the few no
+        one owns taken out of the tree. None when the object does not fit the schema (the
+        general way then decides what that means)."""
+        try:
+            tree = typed.changed_tree(zero_object(r), _clean(new), self.schema(r))
+        except typed.ValueMismatch:
+            return None
+        for path in _STRIPPED_DEEPEST_FIRST:
+            _unmark(tree, path)
+        if r.subresource("status") is not None:
+            tree.pop(_STATUS[0], None)
+        if not tree:
+            return []
+        return [{"manager": manager, "operation": mf.UPDATE, "apiVersion": r.api_version,
+                 "time": self.clock.rfc3339(), "fieldsType": "FieldsV1", "fieldsV1": fp.ordered_tree(tree)}]
+
     def _update_entries(self, r, old: dict, new: dict, entries: list, manager: str, subresource: str) -> list:
-        kept = self._kept(r, subresource)
         comparison = typed.compare(_clean(old), _clean(new), self.schema(r))
-        changed = {p for p in comparison.changed if kept(p)}
+        changed = self._keep(r, subresource, comparison.changed)
         if not changed:
             if comparison.removed:
                 for e in entries:

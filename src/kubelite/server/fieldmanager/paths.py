@@ -122,6 +122,12 @@ def encode(paths: Iterable[Path]) -> dict:
     return _ordered_tree(tree, top=True)
 
 
+def ordered_tree(tree: dict) -> dict:
+    """The FieldsV1 object of a tree as encode builds it (a member's node holds None: True);
+    the tree is used up."""
+    return _ordered_tree(tree, top=True)
+
+
 def _ordered_tree(node: dict, top: bool = False) -> dict:
     out: dict = {}
     member = node.pop(_MEMBER, False)

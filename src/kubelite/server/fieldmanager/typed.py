@@ -266,24 +266,118 @@ def _compare(lhs, rhs, s, path: tuple, res: Comparison, top: bool = False) -> No
     else:
         left = lhs if isinstance(lhs, dict) else {}
         right = rhs if isinstance(rhs, dict) else {}
-        for key in list(left) + [k for k in right if k not in left]:
+        added, removed = res.added, res.removed
+        for key in list(left) + [k for k in right if k not in left] if left else right:
             before, after = left.get(key, MISSING), right.get(key, MISSING)
+            child = path + ("f:" + key,)
             if isinstance(before, (dict, list)) or isinstance(after, (dict, list)):
                 # One side missing: all of the other is added or removed (what _compare would
                 # call, without the call).
                 if before is MISSING:
-                    _one_sided(after, child_schema(s, key), path + ("f:" + key,), res.added)
+                    _one_sided(after, child_schema(s, key), child, added)
                 elif after is MISSING:
-                    _one_sided(before, child_schema(s, key), path + ("f:" + key,), res.removed)
+                    _one_sided(before, child_schema(s, key), child, removed)
                 else:
-                    _compare(before, after, child_schema(s, key), path + ("f:" + key,), res)
-            else:  # two scalars are a leaf whatever the schema says: no walk
-                _leaf(before, after, path + ("f:" + key,), res)
+                    _compare(before, after, child_schema(s, key), child, res)
+            # Two scalars are a leaf whatever the schema says: no walk (_leaf, without the call:
+            # most of a created object's fields come here).
+            elif before is MISSING:
+                added.add(child)
+            elif after is MISSING:
+                removed.add(child)
+            elif before != after or type(before) is not type(after):
+                res.modified.add(child)
     if not top:
         if lhs is MISSING:
             res.added.add(path)
         elif rhs is MISSING:
             res.removed.add(path)
+
+
+def changed_tree(old: dict, new: dict, schema) -> dict:
+    """compare(old, new, schema).changed as paths.encode holds a set before it orders it: a tree
+    of path elements, None: True in the node of each member. What a create records (nearly all
+    of the object is new), without a tuple spelled for each path and a second walk to nest them.
+    Raises ValueMismatch where compare would (its path may differ)."""
+    tree: dict = {}
+    _changed(old, new, Root(schema), tree, top=True)
+    return tree
+
+
+def _changed(lhs, rhs, s, node: dict, top: bool = False) -> None:
+    # _compare's walk, keeping added and modified alone; a child's node is put in `node` only if
+    # something is in it, as a set holds no path with nothing under it.
+    if isinstance(lhs, (dict, list)) and lhs == rhs:
+        return
+    if lhs is MISSING and not top:
+        _added(rhs, s, node)
+        return
+    if rhs is MISSING and not top:
+        return  # removed
+    kind, atomic = shape(s, rhs if rhs is not MISSING else lhs)
+    leafy = kind == SCALAR or atomic or (_empty(lhs) and _empty(rhs)) \
+        or not _container_fits(kind, lhs) or not _container_fits(kind, rhs)
+    if leafy:
+        if lhs is MISSING or (rhs is not MISSING and (lhs != rhs or type(lhs) is not type(rhs))):
+            node[None] = True
+        return
+    if kind == LIST:
+        items = item_schema(s)
+        left = dict(_items(s, lhs, (), True)) if isinstance(lhs, list) else {}
+        right = dict(_items(s, rhs, (), True)) if isinstance(rhs, list) else {}
+        for pe in list(left) + [pe for pe in right if pe not in left]:
+            after = right.get(pe, MISSING)
+            if after is not MISSING:
+                child: dict = {}
+                _changed(left.get(pe, MISSING), after, items, child)
+                if child:
+                    node[pe] = child
+        return
+    left = lhs if isinstance(lhs, dict) else {}
+    right = rhs if isinstance(rhs, dict) else {}
+    for key in list(left) + [k for k in right if k not in left] if left else right:
+        after = right.get(key, MISSING)
+        if after is MISSING:
+            continue  # removed
+        before = left.get(key, MISSING)
+        if isinstance(before, (dict, list)) or isinstance(after, (dict, list)):
+            child = {}
+            if before is MISSING:
+                _added(after, child_schema(s, key), child)
+            else:
+                _changed(before, after, child_schema(s, key), child)
+            if child:
+                node["f:" + key] = child
+        elif before is MISSING or before != after or type(before) is not type(after):
+            node["f:" + key] = {None: True}
+
+
+def _added(value, s, node: dict) -> None:
+    """_one_sided's walk into a tree: `node` (and all under it) added. Items of a list that share
+    an element share its node, as their paths are one in a set."""
+    node[None] = True
+    kind, atomic = shape(s, value)
+    if kind == SCALAR or atomic or not value:
+        return
+    if kind == LIST:
+        if isinstance(value, list):
+            items = item_schema(s)
+            for pe, item in _items(s, value, (), True):
+                child = node.get(pe)
+                if child is None:
+                    child = node[pe] = {}
+                _added(item, items, child)
+        return
+    if isinstance(value, dict):
+        for key, val in value.items():
+            pe = "f:" + key
+            child = node.get(pe)
+            if child is None:
+                child = node[pe] = {}
+            if isinstance(val, (dict, list)):
+                _added(val, child_schema(s, key), child)
+            else:  # a leaf whatever the schema says
+                child[None] = True
 
 
 def _leaf(lhs, rhs, path: tuple, res: Comparison) -> None:
