@@ -84,6 +84,56 @@ def test_random_addresses_avoid_every_held_one(servers):
     assert len(taken) == 40 and "10.0.0.1" not in taken
 
 
+def _configmap(api, namespace: str, name: str) -> dict:
+    r = api.registry.lookup("", "v1", "configmaps")
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}}
+    return api.create(r, namespace, body, WriteOptions()).obj
+
+
+def _namespace(api, name: str) -> None:
+    body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    api.create(api.registry.lookup("", "v1", "namespaces"), "", body, WriteOptions())
+
+
+def test_a_namespace_deleted_through_another_server_takes_no_more_creates(servers):
+    one, two = servers
+    _namespace(one, "gone")
+    for i in range(3):  # found once, then known while only this server's creates follow
+        _configmap(one, "gone", f"c{i}")
+    two.delete(two.registry.lookup("", "v1", "namespaces"), "", "gone", DeleteOptions())
+    with pytest.raises(errors.StatusError) as caught:
+        _configmap(one, "gone", "late")
+    assert caught.value.code == 403 and "is being terminated" in str(caught.value)
+
+
+def test_a_namespace_made_through_another_server_takes_creates_at_once(servers):
+    one, two = servers
+    _configmap(one, "default", "first")
+    with pytest.raises(errors.StatusError) as caught:
+        _configmap(one, "later", "c")
+    assert caught.value.code == 404
+    _namespace(two, "later")
+    assert _configmap(one, "later", "c")["metadata"]["namespace"] == "later"
+
+
+def test_a_webhook_configured_through_another_server_is_called_at_the_next_create(servers):
+    one, two = servers
+    _configmap(one, "default", "before")
+    _configmap(one, "default", "still-before")
+    hook = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "refuse"},
+            "webhooks": [{"name": "refuse.example.com", "admissionReviewVersions": ["v1"], "sideEffects": "None",
+                          "failurePolicy": "Fail", "timeoutSeconds": 5,
+                          "clientConfig": {"url": "https://127.0.0.1:1/refuse"},
+                          "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                                     "resources": ["configmaps"]}]}]}
+    two.create(two.registry.lookup("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"), "",
+               hook, WriteOptions())
+    with pytest.raises(errors.StatusError) as caught:
+        _configmap(one, "default", "after")
+    assert 'failed calling webhook "refuse.example.com"' in str(caught.value)
+
+
 @pytest.mark.parametrize("fraction", [0.0, 0.25, 0.5, 0.999998, 0.9999994, 0.9999996, 0.99999999])
 def test_rfc3339_is_the_second_fromtimestamp_gives(fraction):
     clock = FakeClock(1_700_000_000 + fraction)

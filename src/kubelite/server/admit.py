@@ -31,6 +31,7 @@ class ClusterAdmission:
         self._ips: dict[str, int] = {}
         self._uids: dict = {}
         self._services_lock = threading.Lock()
+        self._epoch = 0  # of the APIServer's look (_OwnCreates) _held was last brought up to date in
 
     # -- create ----------------------------------------------------------------------------------
 
@@ -46,17 +47,19 @@ class ClusterAdmission:
                 obj = crd_admission.prepare_custom_resource_for_create(obj, definition)
         return obj
 
-    def allocate(self, r, obj: dict, old: dict | None = None) -> dict:
-        """Service addresses and node ports, after validation (as the Service REST storage does)."""
+    def allocate(self, r, obj: dict, old: dict | None = None, look: tuple[int, bool] | None = None) -> dict:
+        """Service addresses and node ports, after validation (as the Service REST storage does).
+        `look`: the APIServer's look at its own creates, by which the Services held in its
+        epoch are still what is stored."""
         if r.group != "" or r.kind != "Service":
             return obj
         spec = obj.get("spec") or {}
         own = (obj.get("metadata") or {}).get("uid")
         if old is None or (not spec.get("clusterIPs") and spec.get("type") != "ExternalName"):
-            obj = plugins.allocate_cluster_ip(obj, self._used_cluster_ips(own))
+            obj = plugins.allocate_cluster_ip(obj, self._used_cluster_ips(own, look))
         if spec.get("type") in ("NodePort", "LoadBalancer"):
             # The Service's own ports are not "used": kept on update, as requested ports.
-            obj = plugins.allocate_node_ports(obj, self._used_node_ports(own))
+            obj = plugins.allocate_node_ports(obj, self._used_node_ports(own, look))
         return obj
 
     # -- update ----------------------------------------------------------------------------------
@@ -122,8 +125,9 @@ class ClusterAdmission:
             self._hold(kv.key, (kv.mod_revision, *_holdings(svc)))
             self._listed[kv.key] = kv.mod_revision
 
-    def _refresh_services(self) -> None:
-        """Brings _held up to the stored Services (under _services_lock).
+    def _refresh_services(self, look: tuple[int, bool] | None = None) -> None:
+        """Brings _held up to the stored Services (under _services_lock); not read again in the
+        epoch of the APIServer's `look` it was last brought up to date in.
 
         Every Service created looks at all the others: the keys and their revisions are read
         each time, so that a Service written or deleted through another server is seen, and a
@@ -131,6 +135,13 @@ class ClusterAdmission:
         one after another decoded n²/2 of them before the values were kept). The lists of
         revisions are compared as dicts, in C: a look costs the store's read of the keys, not a
         step of Python per Service."""
+        if look is not None and look[1] and look[0] == self._epoch:
+            return
+        self._reread_services()
+        if look is not None:
+            self._epoch = look[0]
+
+    def _reread_services(self) -> None:
         store = self.api.store
         listed = dict(store.revisions(_SERVICES))
         before = self._listed
@@ -164,16 +175,16 @@ class ClusterAdmission:
         """(cluster IPs, node ports) of each held Service but the one with `own_uid`."""
         return [(ips, ports) for _, uid, ips, ports in self._held.values() if not (own_uid and uid == own_uid)]
 
-    def _used_cluster_ips(self, own_uid: str | None) -> set[str]:
+    def _used_cluster_ips(self, own_uid: str | None, look: tuple[int, bool] | None = None) -> set[str]:
         with self._services_lock:
-            self._refresh_services()
+            self._refresh_services(look)
             if not (own_uid and own_uid in self._uids):  # a create's: a uid no Service holds
                 return set(self._ips)
             return {ip for ips, _ in self._others(own_uid) for ip in ips}
 
-    def _used_node_ports(self, own_uid: str | None) -> set[int]:
+    def _used_node_ports(self, own_uid: str | None, look: tuple[int, bool] | None = None) -> set[int]:
         with self._services_lock:
-            self._refresh_services()
+            self._refresh_services(look)
             return {port for _, ports in self._others(own_uid) for port in ports}
 
 

@@ -110,6 +110,45 @@ class Result:
         self._obj, self._decode = value, None
 
 
+class _OwnCreates:
+    """Whether the store still holds what this server last read of it, but for its own creates:
+    the store's revision is the revision of the last of them, each made right after the one
+    before (nothing else written meanwhile, by this server or another on the same store), none
+    under the prefixes below. One look at the revision then stands for the look at the namespace
+    a create goes into, at the webhook configurations' version and at the Services' addresses.
+
+    A look opens an epoch when the revision is not the chain's: what was read for the one before
+    is read again (after the look: what was written meanwhile only ends the new epoch sooner)."""
+
+    # A create here changes what is read of these.
+    _WATCHED = ("/registry/core/namespaces/", "/registry/admissionregistration.k8s.io/")
+
+    def __init__(self, store):
+        import threading
+
+        self.store = store
+        self._lock = threading.Lock()
+        self._last: int | None = None  # the revision of the chain's last create
+        self._epoch = 0
+
+    def look(self) -> tuple[int, bool]:
+        """(epoch, unchanged): unchanged when what was read in this epoch is what the store holds."""
+        current = self.store.current_revision()
+        with self._lock:
+            if current == self._last:
+                return self._epoch, True
+            self._epoch += 1
+            self._last = current
+            return self._epoch, False
+
+    def created(self, key: str, revision: int) -> None:
+        with self._lock:
+            if self._last is not None and revision == self._last + 1 and not key.startswith(self._WATCHED):
+                self._last = revision
+            else:
+                self._last = None
+
+
 _GENERATE_NAME_ATTEMPTS = 8  # upstream's maxNameGenerationCreateAttempts
 _WRITTEN_LIMIT = 4096  # objects APIServer.written holds at most
 
@@ -137,6 +176,8 @@ class APIServer:
         self._admission = admission
         self._fields = None
         self._webhooks = None
+        self._own = _OwnCreates(store)
+        self._namespaces: tuple[int, set] = (0, set())  # (epoch, namespaces found there, not terminating)
         # What this server just wrote, by key: (revision, the object as encoded), for the
         # controller manager, which would decode each write's watch event again (decode_written).
         # None while no one reads it; the manager empties it as it goes.
@@ -333,8 +374,9 @@ class APIServer:
                     "reason": "FieldValueRequired", "message": "Required value: name or generateName is required",
                     "field": "metadata.name"}])
         name = meta["name"]
+        look = self._own.look()
         if r.namespaced:
-            self._require_namespace(r, meta["namespace"], name)
+            self._require_namespace(r, meta["namespace"], name, look)
         for transient in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(transient, None)
         from kubelite.uuids import uuid4
@@ -343,11 +385,11 @@ class APIServer:
         meta["creationTimestamp"] = self.clock.rfc3339()
         obj = self._prepare_create(r, obj, copy=False)  # _check_body's copy: defaulted in place
         webhooks = self.webhooks
-        version = webhooks.version(opts)
+        version = webhooks.version(opts, look)
         obj, warnings = webhooks.mutating(r, obj, None, opts, requested_name=requested, version=version)
         self.admission.validate(r, obj, None)
         warnings += webhooks.validating(r, obj, None, opts, requested_name=requested, version=version)
-        obj = self.admission.allocate(r, obj)
+        obj = self.admission.allocate(r, obj, look=look)
         if not applied:  # an apply's managedFields are already final
             obj = self.fields.record_update(r, None, obj, opts.field_manager)
         from kubelite.server import csr
@@ -370,6 +412,7 @@ class APIServer:
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             try:
                 kv = self.store.create(self._key(r, meta.get("namespace", ""), name), self._encode(obj))
+                self._own.created(kv.key, kv.mod_revision)
                 self._note_written(kv, obj)
                 if r.kind == "Service" and r.group == "":
                     self.admission.service_written(kv, obj)
@@ -832,13 +875,23 @@ class APIServer:
                                      "sent on the request")
         meta["namespace"] = given or namespace or "default"
 
-    def _require_namespace(self, r, namespace: str, name: str) -> None:
+    def _require_namespace(self, r, namespace: str, name: str, look: tuple[int, bool] | None = None) -> None:
+        """`look`: _OwnCreates.look() as the create has made it (a namespace found in its epoch
+        is not read again)."""
+        epoch, found = self._namespaces
+        if look is not None and look[1] and epoch == look[0] and namespace in found:
+            return
         ns = self.registry.lookup("", "v1", "namespaces")
         kv = self.store.get(self._key(ns, "", namespace))
         if kv is None:
             raise errors.not_found("", "namespaces", namespace)
         if _terminating(kv.value if isinstance(kv.value, bytes) else bytes(kv.value)):
             raise errors.namespace_terminating(r.group, r.resource, name, namespace)
+        if look is not None:
+            if epoch != look[0]:
+                found = set()
+                self._namespaces = (look[0], found)
+            found.add(namespace)
 
     def _prepare_create(self, r, obj: dict, copy: bool = True) -> dict:
         from kubelite.server import gobytes

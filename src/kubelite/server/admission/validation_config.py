@@ -21,12 +21,14 @@ def _config_data(obj: dict, *, binary_key: str = "binaryData") -> Causes:
     data = _map(obj.get("data"))
     binary = _map(obj.get(binary_key))
     for key, value in sorted(data.items()):
-        kp = Path("data").key(key)
-        errs += [F.invalid(kp, key, m) for m in N.is_config_map_key(key)]
+        problems = N.is_config_map_key(key)
+        if problems:  # a path is spelled for a key only when something is said of it
+            errs += [F.invalid(Path("data").key(key), key, m) for m in problems]
         total += len(str(value or "").encode())
     for key, value in sorted(binary.items()):
-        kp = Path(binary_key).key(key)
-        errs += [F.invalid(kp, key, m) for m in N.is_config_map_key(key)]
+        problems = N.is_config_map_key(key)
+        if problems:
+            errs += [F.invalid(Path(binary_key).key(key), key, m) for m in problems]
         if key in data:
             errs.append(F.invalid(Path("data").key(key), key, "duplicate of key present in binaryData"))
         total += len(str(value or "").encode())

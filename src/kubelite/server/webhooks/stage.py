@@ -33,14 +33,23 @@ class WebhookStage:
         # The group's version at which neither webhooks nor policies were configured: a write that
         # reads it again has nothing to look at (six locked looks at what was read, each stage).
         self._idle: object = _NEVER
+        self._version: tuple[int, object] = (0, None)  # (epoch of the APIServer's look, version read in it)
 
-    def version(self, opts) -> object:
+    def version(self, opts, look: tuple[int, bool] | None = None) -> object:
         """The configurations' version (the store's look at their group) for a write's two stages
         to share, as kube-apiserver's plugins read one informer: one look per write, not one per
-        stage. None when the stages pass this write by anyway."""
+        stage. None when the stages pass this write by anyway. `look`: the APIServer's look at
+        its own creates (_OwnCreates.look()), by which the version read in its epoch still holds."""
         if _passed_by(opts):
             return None
-        return self.admission.configurations.group.version()
+        if look is not None:
+            epoch, version = self._version
+            if look[1] and epoch == look[0]:
+                return version
+        version = self.admission.configurations.group.version()
+        if look is not None:
+            self._version = (look[0], version)
+        return version
 
     def mutating(self, r, obj: dict, old: dict | None, opts, subresource: str = "",
                  requested_name: str | None = None, version: object = None) -> tuple[dict, list[str]]:
