@@ -263,6 +263,9 @@ class APIServer:
 
     @staticmethod
     def _encode(obj: dict) -> bytes:
+        meta = obj.get("metadata")
+        if type(obj) is dict and type(meta) is dict and "resourceVersion" not in meta:
+            return json.dumps(obj, separators=(",", ":")).encode()  # a create's: nothing to take out
         stored = dict(obj)
         meta = dict(stored.get("metadata") or {})
         meta.pop("resourceVersion", None)

@@ -21,9 +21,10 @@ def schema_for(r):
         return None
 
 
-def prune_object(r, obj: dict) -> list[str]:
-    """Prune a whole object of resource `r`; a custom resource's metadata is never pruned here."""
-    schema = schema_for(r)
+def prune_object(r, obj: dict, looked_up: list | None = None) -> list[str]:
+    """Prune a whole object of resource `r`; a custom resource's metadata is never pruned here.
+    `looked_up`: a built-in kind's schema as the caller has just looked it up (if it has)."""
+    schema = looked_up[0] if looked_up and not r.crd else schema_for(r)
     if schema is None:
         return []
     if not r.crd:

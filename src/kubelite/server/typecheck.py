@@ -44,14 +44,17 @@ class _Abort(Exception):
     pass
 
 
-def problem(obj: dict, r) -> str | None:
+def problem(obj: dict, r, looked_up: list | None = None) -> str | None:
     """The decode error of a request body for resource `r`, or None. Only built-in kinds are
-    typed; a body naming another kind is left to the kind checks that follow."""
+    typed; a body naming another kind is left to the kind checks that follow. `looked_up`:
+    the kind's schema is put there when it was looked up (pruning reads the same one)."""
     if getattr(r, "crd", None) or obj.get("kind") not in (None, r.kind):
         return None
     from kubelite import schema as schemas
 
     schema = schemas.for_kind(r.api_version, r.kind)
+    if looked_up is not None:
+        looked_up.append(schema)
     if schema is None:
         return None
     try:

@@ -31,23 +31,31 @@ _STRIPPED = frozenset({
 })
 
 
-_STRIPPED_DEEPEST_FIRST = sorted(_STRIPPED, key=len, reverse=True)
+# _STRIPPED by its first element: (the first element's own path stripped, the second elements
+# stripped under it).
+_STRIPPED_UNDER = {first: ((first,) in _STRIPPED, tuple(p[1] for p in _STRIPPED if len(p) == 2 and p[0] == first))
+                   for first in {p[0] for p in _STRIPPED}}
+assert all(len(p) <= 2 for p in _STRIPPED)
 _STATUS = ("f:status",)
 
 
-def _unmark(tree: dict, path: tuple) -> None:
-    """`path` no longer a member of the tree (changed_tree's), its nodes left empty taken out."""
-    nodes = [tree]
-    for pe in path:
-        node = nodes[-1].get(pe)
+def _unmark_stripped(tree: dict) -> None:
+    """The _STRIPPED paths no longer members of a tree (changed_tree's), the nodes they leave
+    empty taken out."""
+    for first, (itself, under) in _STRIPPED_UNDER.items():
+        node = tree.get(first)
         if node is None:
-            return
-        nodes.append(node)
-    nodes[-1].pop(None, None)
-    for depth in range(len(path), 0, -1):
-        if nodes[depth]:
-            return
-        del nodes[depth - 1][path[depth - 1]]
+            continue
+        for second in under:
+            child = node.get(second)
+            if child is not None:
+                child.pop(None, None)
+                if not child:
+                    del node[second]
+        if itself:
+            node.pop(None, None)
+        if not node:
+            del tree[first]
 
 # Fields a registry strategy sets after kube-apiserver's field manager ran: no one owns them.
 _SET_AFTER_FIELD_MANAGEMENT = {("", "Namespace"): ("f:spec", "f:finalizers")}
@@ -142,8 +150,7 @@ class FieldManager:
             tree = typed.changed_tree(zero_object(r), _clean(new), self.schema(r))
         except typed.ValueMismatch:
             return None
-        for path in _STRIPPED_DEEPEST_FIRST:
-            _unmark(tree, path)
+        _unmark_stripped(tree)
         if r.subresource("status") is not None:
             tree.pop(_STATUS[0], None)
         if not tree:

@@ -66,9 +66,10 @@ def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], l
             f"the object provided is unrecognized (must be of type {r.kind}): couldn't get version/kind; "
             "json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion "
             "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }")
-    check_types(value, r)
+    looked_up: list = []
+    check_types(value, r, looked_up)
     duplicates = _duplicates(value, "") if found else []
-    unknown = prune_object(r, value)
+    unknown = prune_object(r, value, looked_up)
     _check_numbers(body, value, r)
     return (_plain(value) if found else value), unknown, duplicates
 
@@ -130,11 +131,12 @@ def _check_numbers(body: bytes, value: dict, r) -> None:
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 
 
-def check_types(value: dict, r) -> None:
-    """A 400 with Go's unmarshal message if a built-in object has a wrongly typed field."""
+def check_types(value: dict, r, looked_up: list | None = None) -> None:
+    """A 400 with Go's unmarshal message if a built-in object has a wrongly typed field
+    (`looked_up`: as typecheck.problem's)."""
     from kubelite.server import typecheck
 
-    message = typecheck.problem(value, r)
+    message = typecheck.problem(value, r, looked_up)
     if message:
         raise errors.bad_request(f"{r.kind} in version \"{r.version}\" cannot be handled as a {r.kind}: {message}")
 
