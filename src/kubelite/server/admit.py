@@ -47,16 +47,18 @@ class ClusterAdmission:
                 obj = crd_admission.prepare_custom_resource_for_create(obj, definition)
         return obj
 
-    def allocate(self, r, obj: dict, old: dict | None = None, look: tuple[int, bool] | None = None) -> dict:
+    def allocate(self, r, obj: dict, old: dict | None = None, look: tuple[int, bool] | None = None,
+                 copy: bool = True) -> dict:
         """Service addresses and node ports, after validation (as the Service REST storage does).
         `look`: the APIServer's look at its own creates, by which the Services held in its
-        epoch are still what is stored."""
+        epoch are still what is stored. copy=False: `obj` is the caller's own, given its
+        address where it is."""
         if r.group != "" or r.kind != "Service":
             return obj
         spec = obj.get("spec") or {}
         own = (obj.get("metadata") or {}).get("uid")
         if old is None or (not spec.get("clusterIPs") and spec.get("type") != "ExternalName"):
-            obj = plugins.allocate_cluster_ip(obj, self._used_cluster_ips(own, look))
+            obj = plugins.allocate_cluster_ip(obj, self._used_cluster_ips(own, look), copy=copy)
         if spec.get("type") in ("NodePort", "LoadBalancer"):
             # The Service's own ports are not "used": kept on update, as requested ports.
             obj = plugins.allocate_node_ports(obj, self._used_node_ports(own, look))

@@ -392,7 +392,7 @@ class APIServer:
         obj, warnings = webhooks.mutating(r, obj, None, opts, requested_name=requested, version=version)
         self.admission.validate(r, obj, None)
         warnings += webhooks.validating(r, obj, None, opts, requested_name=requested, version=version)
-        obj = self.admission.allocate(r, obj, look=look)
+        obj = self.admission.allocate(r, obj, look=look, copy=False)  # _check_body's copy, still
         if not applied:  # an apply's managedFields are already final
             obj = self.fields.record_update(r, None, obj, opts.field_manager)
         from kubelite.server import csr

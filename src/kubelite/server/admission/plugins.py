@@ -298,14 +298,16 @@ def allocate_cluster_ip(
     *,
     cidr: str = DEFAULT_SERVICE_CIDR,
     rng: random.Random | None = None,
+    copy: bool = True,
 ) -> dict:
     """Give a new Service its clusterIP(s) and IP family fields.
 
     ``used`` holds the addresses already taken.  ExternalName and headless
     Services get no address.  A requested address must lie in ``cidr`` and
-    be free (422 otherwise, with kube-apiserver's wording).
+    be free (422 otherwise, with kube-apiserver's wording). copy=False: the
+    caller's private object is given its address where it is.
     """
-    out = clone(service)
+    out = clone(service) if copy else service
     spec = out.setdefault("spec", {})
     name = (out.get("metadata") or {}).get("name", "")
     if spec.get("type") == "ExternalName":
