@@ -7,6 +7,7 @@ import datetime
 import json
 import pathlib
 import random
+import threading
 
 import pytest
 
@@ -230,3 +231,28 @@ def test_a_create_records_its_managed_fields_through_the_tree():
     recorded = fields.record_update(r, None, clone(body), "m")["metadata"]["managedFields"]
     assert recorded == _general(fields, r, body)
     assert "f:status" not in recorded[0]["fieldsV1"] and "f:name" not in recorded[0]["fieldsV1"]["f:metadata"]
+
+
+def test_a_decoded_body_is_claimed_once_by_the_thread_that_decoded_it():
+    from kubelite.server.handlers import decode
+
+    r = Registry().lookup("", "v1", "configmaps")
+    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}).encode()
+    value = decode.decode_object(body, "application/json", r)[0]
+    assert not decode.claim(dict(value))  # an equal object is not the decoded one
+    assert decode.claim(value)
+    assert not decode.claim(value)  # once
+    other = decode.decode_object(body, "application/json", r)[0]
+    claimed = []
+    thread = threading.Thread(target=lambda: claimed.append(decode.claim(other)))
+    thread.start()
+    thread.join()
+    assert claimed == [False] and decode.claim(other)
+
+
+def test_a_body_given_to_create_by_its_caller_is_left_as_it_was(servers):
+    one, _ = servers
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}, "data": {"k": "v"}}
+    before = clone(body)
+    one.create(one.registry.lookup("", "v1", "configmaps"), "default", body, WriteOptions())
+    assert body == before

@@ -12,6 +12,7 @@ from __future__ import annotations
 from kubelite.jsoncopy import clone
 import datetime
 import json
+import sys
 
 from kubelite.record import Record
 from kubelite.server import continuetoken, errors
@@ -365,7 +366,9 @@ class APIServer:
     # -- writes ----------------------------------------------------------------------------------
 
     def create(self, r, namespace: str, body: dict, opts: WriteOptions, applied: bool = False) -> Result:
-        obj = _check_body(r, body)
+        # A body decoded from a request for this create is not copied: no one else has it.
+        decode = sys.modules.get("kubelite.server.handlers.decode")
+        obj = _check_body(r, body, copy=decode is None or not decode.claim(body))
         meta = obj.setdefault("metadata", {})
         self._place_namespace(r, namespace, meta)
         requested = str(meta.get("name") or "")  # admission is told the request's name, not a generated one
@@ -1130,10 +1133,11 @@ def _deletion_finalizers(existing: list, policy: str | None) -> list:
     return out
 
 
-def _check_body(r, body) -> dict:
+def _check_body(r, body, copy: bool = True) -> dict:
+    """The body to write (a copy of it unless copy=False)."""
     if not isinstance(body, dict):
         raise errors.bad_request(f"Object '{r.kind}' is not a JSON object")
-    obj = clone(body)
+    obj = clone(body) if copy else body
     kind = obj.get("kind")
     if kind and kind != r.kind:
         if obj.get("apiVersion") not in (None, r.api_version):

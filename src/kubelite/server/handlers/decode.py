@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
 from kubelite.server import errors
 from kubelite.server.pruning import prune_object
@@ -71,7 +72,22 @@ def decode_object(body: bytes, content_type: str, r) -> tuple[dict, list[str], l
     duplicates = _duplicates(value, "") if found else []
     unknown = prune_object(r, value, looked_up)
     _check_numbers(body, value, r)
-    return (_plain(value) if found else value), unknown, duplicates
+    value = _plain(value) if found else value
+    _JUST_DECODED.value = value
+    return value, unknown, duplicates
+
+
+# The object decode_object last returned on each thread: made for its caller alone.
+_JUST_DECODED = threading.local()
+
+
+def claim(value) -> bool:
+    """Whether `value` is the object decode_object has just returned on this thread, not claimed
+    yet: the one claim may change it where it is rather than copy it (a create's body)."""
+    if getattr(_JUST_DECODED, "value", None) is value:
+        _JUST_DECODED.value = None
+        return True
+    return False
 
 
 def _json_value(body: bytes, r, found: list):
