@@ -79,6 +79,27 @@ def test_an_address_changed_through_another_server_is_seen(servers):
     assert _service(one, "next", "10.0.0.70")["spec"]["clusterIP"] == "10.0.0.70"
 
 
+def test_an_address_this_server_freed_is_handed_out_again(servers):
+    one, _ = servers
+    _service(one, "first", "10.0.0.80")
+    _configmap(one, "default", "between")  # this server's own writes since: nothing read again
+    one.delete(_services(one), "default", "first", DeleteOptions())
+    assert _service(one, "again", "10.0.0.80")["spec"]["clusterIP"] == "10.0.0.80"
+
+
+def test_this_servers_own_updates_and_deletes_keep_what_it_read(servers):
+    one, _ = servers
+    cm = _configmap(one, "default", "first")
+    r = one.registry.lookup("", "v1", "configmaps")
+    cm["data"] = {"k": "changed"}
+    one.update(r, "default", "first", cm, WriteOptions())
+    one.delete(r, "default", "first", DeleteOptions())
+    epoch, unchanged = one._own.look()
+    assert unchanged  # the store's revision is this server's last write's
+    _namespace(one, "fresh")  # what a create reads of namespaces changed: read again, in a new epoch
+    assert one._own.look()[0] != epoch
+
+
 def test_random_addresses_avoid_every_held_one(servers):
     one, two = servers
     taken = {_service(two if i % 2 else one, f"s{i}")["spec"]["clusterIP"] for i in range(40)}

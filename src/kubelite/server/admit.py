@@ -31,7 +31,7 @@ class ClusterAdmission:
         self._ips: dict[str, int] = {}
         self._uids: dict = {}
         self._services_lock = threading.Lock()
-        self._epoch = 0  # of the APIServer's look (_OwnCreates) _held was last brought up to date in
+        self._epoch = 0  # of the APIServer's look (_OwnWrites) _held was last brought up to date in
 
     # -- create ----------------------------------------------------------------------------------
 
@@ -50,7 +50,7 @@ class ClusterAdmission:
     def allocate(self, r, obj: dict, old: dict | None = None, look: tuple[int, bool] | None = None,
                  copy: bool = True) -> dict:
         """Service addresses and node ports, after validation (as the Service REST storage does).
-        `look`: the APIServer's look at its own creates, by which the Services held in its
+        `look`: the APIServer's look at its own writes, by which the Services held in its
         epoch are still what is stored. copy=False: `obj` is the caller's own, given its
         address where it is."""
         if r.group != "" or r.kind != "Service":

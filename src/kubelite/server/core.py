@@ -111,25 +111,28 @@ class Result:
         self._obj, self._decode = value, None
 
 
-class _OwnCreates:
-    """Whether the store still holds what this server last read of it, but for its own creates:
+class _OwnWrites:
+    """Whether the store still holds what this server last read of it, but for its own writes:
     the store's revision is the revision of the last of them, each made right after the one
-    before (nothing else written meanwhile, by this server or another on the same store), none
-    under the prefixes below. One look at the revision then stands for the look at the namespace
-    a create goes into, at the webhook configurations' version and at the Services' addresses.
+    before (nothing else written meanwhile, by this server or another on the same store), none of
+    what is read below changed by them. One look at the revision then stands for the look at the
+    namespace a create goes into, at the webhook configurations' version and at the Services'
+    addresses (a Service this server creates is held as it is written: admit.service_written).
 
     A look opens an epoch when the revision is not the chain's: what was read for the one before
     is read again (after the look: what was written meanwhile only ends the new epoch sooner)."""
 
-    # A create here changes what is read of these.
-    _WATCHED = ("/registry/core/namespaces/", "/registry/admissionregistration.k8s.io/")
+    # Any write of this server under these ends the chain; an update or a delete under the
+    # second ones too.
+    _READ = ("/registry/core/namespaces/", "/registry/admissionregistration.k8s.io/")
+    _HELD = _READ + ("/registry/core/services/",)
 
     def __init__(self, store):
         import threading
 
         self.store = store
         self._lock = threading.Lock()
-        self._last: int | None = None  # the revision of the chain's last create
+        self._last: int | None = None  # the revision of the chain's last write
         self._epoch = 0
 
     def look(self) -> tuple[int, bool]:
@@ -142,9 +145,12 @@ class _OwnCreates:
             self._last = current
             return self._epoch, False
 
-    def created(self, key: str, revision: int) -> None:
+    def wrote(self, kv, created: bool = False) -> None:
+        """A write of this server (`kv` as the store answered it: its key, and the write's revision)."""
+        key, revision = kv.key, kv.mod_revision
         with self._lock:
-            if self._last is not None and revision == self._last + 1 and not key.startswith(self._WATCHED):
+            if self._last is not None and revision == self._last + 1 \
+                    and not key.startswith(self._READ if created else self._HELD):
                 self._last = revision
             else:
                 self._last = None
@@ -177,7 +183,7 @@ class APIServer:
         self._admission = admission
         self._fields = None
         self._webhooks = None
-        self._own = _OwnCreates(store)
+        self._own = _OwnWrites(store)
         self._namespaces: tuple[int, set] = (0, set())  # (epoch, namespaces found there, not terminating)
         # What this server just wrote, by key: (revision, the object as encoded), for the
         # controller manager, which would decode each write's watch event again (decode_written).
@@ -418,10 +424,10 @@ class APIServer:
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             try:
                 kv = self.store.create(self._key(r, meta.get("namespace", ""), name), self._encode(obj))
-                self._own.created(kv.key, kv.mod_revision)
-                self._note_written(kv, obj)
                 if r.kind == "Service" and r.group == "":
-                    self.admission.service_written(kv, obj)
+                    self.admission.service_written(kv, obj)  # held before the chain says it is
+                self._own.wrote(kv, created=True)
+                self._note_written(kv, obj)
                 break
             except KeyExists:
                 if requested or not meta.get("generateName") or attempt == _GENERATE_NAME_ATTEMPTS - 1:
@@ -606,9 +612,11 @@ class APIServer:
                 # The last finalizer gone: the object is deleted, and the answer is its final
                 # state as written by this update (still at the revision it had), as kube-apiserver's.
                 kv = self.store.delete(key, revision)
+                self._own.wrote(kv)
                 self._after_delete(r, new)
                 return Result(new, warnings=warnings)
             kv = self.store.update(key, self._encode(new), revision)
+            self._own.wrote(kv)
             self._note_written(kv, new)
         except Conflict:
             raise _StorageConflict(errors.conflict(r.group, r.resource, meta["name"])) from None
@@ -632,6 +640,7 @@ class APIServer:
         try:
             kv = self.store.update(self._key(r, meta["namespace"], meta["name"]), self._encode(pod),
                                    int(meta["resourceVersion"]))
+            self._own.wrote(kv)
             self._note_written(kv, pod)
         except Conflict:
             raise errors.conflict("", "pods/binding", meta["name"]) from None
@@ -755,6 +764,7 @@ class APIServer:
                 kv = self.store.update(key, self._encode(held), kv.mod_revision)
             except Conflict:
                 raise _DeleteRaced() from None
+            self._own.wrote(kv)
             return 200, self._decode(r, kv)
         if opts.dry_run:
             return 200, self._deleted_body(r, obj)
@@ -764,6 +774,7 @@ class APIServer:
             kv = self.store.delete(key, kv.mod_revision)
         except (Conflict, NotFound):
             raise _DeleteRaced() from None
+        self._own.wrote(kv)
         gone = self._decode(r, kv)
         self._after_delete(r, gone)
         return 200, self._deleted_body(r, gone)
@@ -882,7 +893,7 @@ class APIServer:
         meta["namespace"] = given or namespace or "default"
 
     def _require_namespace(self, r, namespace: str, name: str, look: tuple[int, bool] | None = None) -> None:
-        """`look`: _OwnCreates.look() as the create has made it (a namespace found in its epoch
+        """`look`: _OwnWrites.look() as the create has made it (a namespace found in its epoch
         is not read again)."""
         epoch, found = self._namespaces
         if look is not None and look[1] and epoch == look[0] and namespace in found:

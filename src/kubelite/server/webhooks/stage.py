@@ -39,7 +39,7 @@ class WebhookStage:
         """The configurations' version (the store's look at their group) for a write's two stages
         to share, as kube-apiserver's plugins read one informer: one look per write, not one per
         stage. None when the stages pass this write by anyway. `look`: the APIServer's look at
-        its own creates (_OwnCreates.look()), by which the version read in its epoch still holds."""
+        its own writes (_OwnWrites.look()), by which the version read in its epoch still holds."""
         if _passed_by(opts):
             return None
         if look is not None:
