@@ -5,8 +5,7 @@ primary key, like kine's table), a ``live`` index (key -> revision of its
 current row) for fast current reads, and ``meta`` (current and compacted
 revisions). Each write is one ``BEGIN IMMEDIATE`` transaction that checks its
 precondition, takes the next revision and appends the row, so several processes
-can share the file and still get one serializable sequence of revisions (their
-writers queue on an flock of ``<file>-lock``, not in SQLite's sleeping busy handler).
+can share the file and still get one serializable sequence of revisions.
 
 Commits do not wait for the disk (``synchronous=NORMAL``: a crash of the process loses nothing,
 the log is in the operating system's hands); ``durable()`` does, and the API server calls it
@@ -130,7 +129,6 @@ class SQLiteStore(Store):
             private_database(self.path)  # it holds every Secret: readable by its owner only
         except OSError as err:
             raise StorageError(f"cannot create {self.path}: {err}") from None
-        self._writers = _WriterLock(self.path)
         self._initialize()
 
     # -- connections and transactions ----------------------------------------------
@@ -515,59 +513,6 @@ class SQLiteStore(Store):
         for conn in connections:
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
-        self._writers.close()
-
-
-class _WriterLock:
-    """An flock on a file beside the database, held around each write transaction: writers of
-    several processes (serve --workers, the embedded cluster's commands) queue here, each woken
-    by the kernel as the one before lets go, rather than in SQLite's busy handler, which sleeps
-    1, 2, 5, 10 ms... before each new try at a lock held for a tenth of a millisecond. (Two
-    processes creating 2,000 objects each, each create waiting for the disk: creates that took
-    over a millisecond 150-200 -> 23 a process, creates a second +12-30%.) SQLite's lock still
-    decides who writes; this only orders the tries.
-    Held for one transaction only, never for a durable_at_end block (which can take long: writers
-    wait for those in SQLite's busy handler, up to its timeout, as before). The kernel drops the
-    lock of a process that dies; one stopped inside a transaction holds up the others' writes
-    until it goes on. Where the file cannot be opened or locked (a read-only directory, a file
-    system without flock) writers go without it."""
-
-    __slots__ = ("_fd", "_flock", "_take", "_drop", "_held")
-
-    def __init__(self, database: str):
-        self._fd: int | None = None
-        self._held = False
-        try:
-            import fcntl
-
-            self._flock = fcntl.flock
-            self._take, self._drop = fcntl.LOCK_EX, fcntl.LOCK_UN
-            self._fd = os.open(database + "-lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except (ImportError, OSError):
-            pass
-
-    def acquire(self) -> None:
-        """Take it (the caller holds the store's _write_lock: one thread of a process at a time)."""
-        fd = self._fd
-        if fd is None:
-            return
-        try:
-            self._flock(fd, self._take)
-        except OSError:  # no flock on this file system (ENOLCK): SQLite's lock alone, as before
-            self._fd = None
-            os.close(fd)
-            return
-        self._held = True
-
-    def release(self) -> None:
-        if self._held:
-            self._held = False
-            self._flock(self._fd, self._drop)
-
-    def close(self) -> None:
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)
 
 
 class _SQLiteErrors:
@@ -611,11 +556,6 @@ class _Transaction:
             return conn
         if self._write:
             store._write_lock.acquire()
-            try:
-                store._writers.acquire()
-            except BaseException:
-                store._write_lock.release()
-                raise
             self._locked = True
         try:
             conn.execute("BEGIN IMMEDIATE" if self._write else "BEGIN")
@@ -653,10 +593,7 @@ class _Transaction:
     def _release(self) -> None:
         if self._locked:
             self._locked = False
-            try:
-                self._store._writers.release()
-            finally:
-                self._store._write_lock.release()
+            self._store._write_lock.release()
 
     def _raise(self, err: BaseException) -> None:
         if not isinstance(err, sqlite3.Error):
