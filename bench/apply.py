@@ -102,6 +102,38 @@ What is left of create (12.2x, 20x needs ~1,030 objects/s): the server's ~1.1 ms
 create, now mostly APIServer.create itself (~42% of a py-spy of the phase: admission, defaulting,
 validation, managedFields, storage), the body's decode (~11%) and the answer's encoding (~6%),
 then uvicorn's TLS reads and writes and the wait for the disk (one thread hop).
+Then (b763fb9..b8a25f1): a write on the event loop waits for the disk through one syncer thread
+of the store (SQLiteStore.when_durable), not a writer-pool thread per write (~12 context switches
+a create, each taking the interpreter from the loop); the store writes with fewer statements
+(UPDATE ... RETURNING, the live table's key refusing an existing one, a write handing its own
+event to the watchers, prefix_version reading only the rows since its last look: create 312k ->
+187k instructions); a create does less in admission and field management (a Service's address
+from what each stored Service is known to hold, a create's managedFields built as a tree while the
+object is walked, Go key order planned once per layout, one look at the store's revision standing
+for the namespace, webhook configurations and Services while it is the revision of this server's
+own last write). In-process instructions per create (callgrind, fsync stubbed): ConfigMap 1.97 ->
+1.54 M, Secret 1.88 -> 1.51 M, Service 3.08 -> 2.06 M, Deployment 3.51 -> 2.85 M. 500 creates
+against serve, a945251 against this tree (4 interleaved pairs, load ~1): 1.218 -> 0.827 s median,
+the server's CPU 1.065 -> 0.735 s. --settled now also waits until the store's revision has stood
+still for a second (quiet()): a rollout is done before its pods are, and the first re-apply after
+one shared the server with the kubelet's pod starts and the statuses that follow (0.43-0.57 s
+against 0.19-0.23 s for the next ones). Two runs of 500 objects on this machine (slower today than
+the run above: kubectl's own create 42.9 and 48.9 objects/s against 51.5), the first without
+quiet(), the second with it:
+  create 590 vs 42.9 (13.8x) / 645 vs 48.9 (13.2x); unchanged 1795 vs 18.1 (99.1x) / 2126 vs 17.8
+  (119.4x); 10% changed 67.2x / 73.7x; prune 87.3x / 122.6x; delete -f 132.0x / 133.6x; server-side
+  apply 14.1x / 12.2x / 12.2x / 26.2x / 139.2x, then 14.1x / 18.8x / 16.4x / 23.6x / 140.2x.
+What is left of create (20x needs about 1,000 objects/s): the server's event loop is busy through
+the whole phase, about 1.1 ms of its thread per create (perf of the server process: the
+interpreter ~61% of samples, the kernel ~25%: the loopback send that wakes the client ~43 us a
+request, fsync on the syncer thread, futex hand-overs, SQLite's WAL writes; libcrypto under 2%).
+In-process a create now costs ~300-600 us by kind; a request's envelope (TLS, HTTP, the app's
+dispatch, the send) ~150 us (GET /version: 140-165 us of server CPU); the controllers share the
+interpreter during the burst (--controllers=-*: 0.64 against 0.72 s). Tried and dropped: uvloop
+(GET /version and create cost the same; server/tlssniff.py's sniffing also needs asyncio's
+SSLProtocol), WAL checkpoints off the loop (commits over 1 ms add up to 5-24 ms of the 500), a
+controller giving way longer while the API stays busy (no gain), an flock ordering the writers of
+several processes (serve --workers 2 slower with it).
 """
 from __future__ import annotations
 
@@ -193,6 +225,35 @@ def settle(base_argv: list[str], env: dict, namespace: list[str], n: int) -> Non
     for path in SETTLED:
         run_tool([*base_argv, "wait", *namespace, "deployment", "-l", "bench=apply", "--timeout=300s",
                   f"--for=jsonpath={path}"], env)
+    quiet(base_argv, env)
+
+
+QUIET_FOR = 1.0  # seconds without a write that make the cluster quiet
+QUIET_POLL = 0.25
+QUIET_DEADLINE = 120.0
+
+
+def quiet(base_argv: list[str], env: dict) -> None:
+    """Wait (not timed) until nothing has been written for QUIET_FOR seconds: the store's revision,
+    which a list answers with, stands still. A rollout is done before its pods are: the simulated
+    kubelet still starts them, and the Deployments' and ReplicaSets' statuses, Endpoints and
+    Events follow. A phase starting then shared the server with that work (the first re-apply after
+    the rollouts took 0.43-0.57 s, the next ones 0.19-0.23 s, for the same 500 objects)."""
+    deadline = time.monotonic() + QUIET_DEADLINE
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        proc = subprocess.run([*base_argv, "get", "--raw", "/api/v1/pods?limit=1"], capture_output=True,
+                              text=True, env=env)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(base_argv[:1])} get --raw failed: {proc.stderr[-500:]}")
+        revision = yaml.safe_load(proc.stdout)["metadata"]["resourceVersion"]
+        now = time.monotonic()
+        if revision != last:
+            last, since = revision, now
+        elif now - since >= QUIET_FOR:
+            return
+        time.sleep(QUIET_POLL)  # a bench's pace of looking, not a wait for something to happen
+    raise SystemExit(f"the cluster was still being written to after {QUIET_DEADLINE:.0f} s")
 
 
 def bench(label: str, base_argv: list[str], env: dict, work: pathlib.Path, n: int,
