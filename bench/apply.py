@@ -130,7 +130,7 @@ request, fsync on the syncer thread, futex hand-overs, SQLite's WAL writes; libc
 In-process a create now costs ~300-600 us by kind; a request's envelope (TLS, HTTP, the app's
 dispatch, the send) ~150 us (GET /version: 140-165 us of server CPU); the controllers share the
 interpreter during the burst (--controllers=-*: 0.64 against 0.72 s). Tried and dropped: uvloop
-(GET /version and create cost the same; server/tlssniff.py's sniffing also needs asyncio's
+(a GET and a create cost the server the same CPU; server/tlssniff.py's sniffing also needs asyncio's
 SSLProtocol), WAL checkpoints off the loop (commits over 1 ms add up to 5-24 ms of the 500), a
 controller giving way longer while the API stays busy (no gain), an flock ordering the writers of
 several processes (serve --workers 2 slower with it).
