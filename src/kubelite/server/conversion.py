@@ -72,7 +72,7 @@ class ConvertingAPI:
         listed["items"] = [_item_down(item) for item in listed.get("items") or ()]
         return listed
 
-    def create(self, r, namespace, body, opts):
+    def create(self, r, namespace, body, opts, owned=False):  # (the body is converted: a new object)
         return self._result(self._api.create(self._stored, namespace, self._up(body), opts))
 
     def update(self, r, namespace, name, body, opts, subresource=""):

@@ -12,7 +12,6 @@ from __future__ import annotations
 from kubelite.jsoncopy import clone
 import datetime
 import json
-import sys
 
 from kubelite.record import Record
 from kubelite.server import continuetoken, errors
@@ -371,10 +370,11 @@ class APIServer:
 
     # -- writes ----------------------------------------------------------------------------------
 
-    def create(self, r, namespace: str, body: dict, opts: WriteOptions, applied: bool = False) -> Result:
-        # A body decoded from a request for this create is not copied: no one else has it.
-        decode = sys.modules.get("kubelite.server.handlers.decode")
-        obj = _check_body(r, body, copy=decode is None or not decode.claim(body))
+    def create(self, r, namespace: str, body: dict, opts: WriteOptions, applied: bool = False,
+               owned: bool = False) -> Result:
+        """`owned`: the body is the caller's to give up (one decoded from a request for this
+        create), changed where it is rather than copied."""
+        obj = _check_body(r, body, copy=not owned)
         meta = obj.setdefault("metadata", {})
         self._place_namespace(r, namespace, meta)
         requested = str(meta.get("name") or "")  # admission is told the request's name, not a generated one

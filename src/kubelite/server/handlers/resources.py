@@ -345,7 +345,8 @@ def _create(api, request, info, r, namespace):
         raise errors.method_not_allowed()
     opts = _write_options(request, "CreateOptions")
     obj, warnings = _body_object(request, r, opts)
-    result = api.create(r, namespace, obj, opts)
+    # A body decoded from this request is not copied: no one else has it.
+    result = api.create(r, namespace, obj, opts, owned=decode.claim(obj))
     return _respond(request, r, result.obj, status=201, warnings=warnings + result.warnings)
 
 
