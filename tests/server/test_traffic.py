@@ -2,7 +2,8 @@
 
 What is checked: the count through the ASGI app (a request counts while it is answered, an open
 watch does not hold it), that a waiting controller is released a little while (GRACE) after the
-last request ends and waits no longer than its bound, and that the background manager waits while a request is in
+last request ends and waits no longer than its bound, or than the first second (BURST) of a busy
+spell when that is later, and that the background manager waits while a request is in
 flight and not otherwise.
 """
 from __future__ import annotations
@@ -64,11 +65,84 @@ def test_quiet_only_a_little_while_after_the_last_request_ended(monkeypatch):
     traffic = Traffic()
     assert traffic.wait_quiet(0) is True
     traffic.enter()
+    now[0] += module.BURST  # (within a spell's first second a controller would wait for quiet)
     traffic.leave()
     now[0] += module.GRACE / 2
     assert traffic.wait_quiet(0) is False
     now[0] += module.GRACE
     assert traffic.wait_quiet(0) is True
+
+
+def _fake_clock(monkeypatch, start: float = 100.0) -> list[float]:
+    from kubelite.server import traffic as module
+
+    now = [start]
+    monkeypatch.setattr(module.time, "monotonic", lambda: now[0])
+    return now
+
+
+def test_a_busy_spell_is_the_apis_alone_for_its_first_second(monkeypatch):
+    # apply -f keeps requests in flight for most of a second: a controller waits through it, not
+    # just its COURTESY, and goes on once the spell is BURST old (or quiet).
+    from kubelite.server import traffic as module
+
+    now = _fake_clock(monkeypatch)
+    traffic = Traffic()
+    traffic.enter()
+    now[0] += module.BURST / 2
+    done = threading.Event()
+    result = []
+
+    def waiter():
+        result.append(traffic.wait_quiet(module.COURTESY))
+        done.set()
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    now[0] += module.COURTESY * 2  # its own bound is over, the spell's first second is not
+    assert not done.wait(0.2)  # (it re-reads the clock every COURTESY: a waiter that stopped there is done by now)
+    now[0] += module.BURST  # the spell is older than BURST now
+    assert done.wait(60)
+    thread.join(60)
+    assert result == [False]
+    assert traffic.in_flight == 1
+
+
+def test_after_its_first_second_a_spell_gets_the_plain_courtesy(monkeypatch):
+    from kubelite.server import traffic as module
+
+    now = _fake_clock(monkeypatch)
+    traffic = Traffic()
+    traffic.enter()
+    now[0] += module.BURST + 1
+    assert traffic.wait_quiet(0) is False  # no wait beyond its own bound (0 here)
+
+
+def test_a_spell_goes_on_through_gaps_shorter_than_grace(monkeypatch):
+    from kubelite.server import traffic as module
+
+    now = _fake_clock(monkeypatch)
+    traffic = Traffic()
+    traffic.enter()
+    now[0] += 0.5
+    traffic.leave()
+    now[0] += module.GRACE / 2
+    traffic.enter()  # the client's next request, right after an answer: the same spell
+    now[0] = 100.0 + module.BURST + 0.1
+    assert traffic.wait_quiet(0) is False
+    traffic.leave()
+    now[0] += module.GRACE
+    assert traffic.wait_quiet(0) is True
+    traffic.enter()  # after a quiet moment: a new spell, the API's alone again
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (traffic.wait_quiet(module.COURTESY), done.set()))
+    thread.start()
+    now[0] += module.COURTESY * 2
+    assert not done.wait(0.2)
+    traffic.leave()
+    now[0] += module.GRACE
+    assert done.wait(60)
+    thread.join(60)
 
 
 def _asgi_get(app, path: str, query: str = "", stop_after_head: bool = False):

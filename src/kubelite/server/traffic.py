@@ -13,6 +13,14 @@ of its answers and its next requests, and a reconciliation that starts then hold
 
 Streams (watches, logs that follow) count only until their answer starts: a client watching must
 not hold the controllers back.
+
+A busy spell's first second (BURST) is the API's alone: a controller waits through it, not just
+COURTESY, and goes on once the API is quiet or the second is over; after it, the controllers
+progress as before, COURTESY at a time. `apply -f` of 500 objects is such a spell (about 0.6 s
+here), and the controllers reconciling its Deployments in the middle of it cost its answers a
+fifth more time (0.84 s against 0.66 s, median of three), where giving way 50 ms rather than 20
+had changed nothing: each wait ended in the middle of the spell anyway. A client that never lets
+the API rest delays the controllers by that second once, not at every step.
 """
 from __future__ import annotations
 
@@ -21,16 +29,22 @@ import time
 
 COURTESY = 0.02  # the longest a controller waits for the requests in flight to finish
 GRACE = 0.003  # how long no request must have been in flight for the API to be quiet
+BURST = 1.0  # how long from its start a busy spell is the API's alone
 
 
 class Traffic:
     def __init__(self):
         self._in_flight = 0
         self._ended = float("-inf")  # when the last request in flight ended (time.monotonic)
+        self._busy_since = float("-inf")  # when the present busy spell began
         self._quiet = threading.Condition(threading.Lock())
 
     def enter(self) -> None:
         with self._quiet:
+            if self._in_flight == 0:
+                now = time.monotonic()
+                if now - self._ended >= GRACE:
+                    self._busy_since = now
             self._in_flight += 1
 
     def leave(self) -> None:
@@ -46,11 +60,12 @@ class Traffic:
         return self._in_flight
 
     def wait_quiet(self, timeout: float = COURTESY) -> bool:
-        """Block until no request has been in flight for GRACE, at most `timeout`; True if so."""
+        """Block until no request has been in flight for GRACE, at most `timeout` or until the
+        busy spell is BURST old, whichever is later; True if quiet."""
         now = time.monotonic()
         if self._in_flight == 0 and now - self._ended >= GRACE:  # the usual case, without the lock
             return True
-        deadline = now + timeout
+        deadline = max(now + timeout, self._busy_since + BURST)
         with self._quiet:
             while True:
                 now = time.monotonic()
