@@ -20,6 +20,7 @@ MAP = "map"  # free-form keys with one value type (additionalProperties), e.g. l
 LIST = "list"
 PRIMITIVE = "primitive"
 ANY = "any"  # nothing known: arbitrary JSON (no type, or x-kubernetes-preserve-unknown-fields)
+_UNSET = object()
 
 _EXTENSIONS = (
     "x-kubernetes-patch-strategy",
@@ -51,6 +52,7 @@ class Schema:
         "_defs",
         "_node",
         "_children",
+        "_other",
         "_items",
         "type",
         "name",
@@ -67,7 +69,8 @@ class Schema:
 
     def __init__(self, defs: "Definitions | None", node: dict, extensions: dict | None = None):
         self._defs = defs
-        self._children: dict[str, Schema | None] = {}
+        self._children: dict[str, Schema | None] = {}  # the declared properties looked up so far
+        self._other: Schema | None | object = _UNSET  # every other key's (one for all of them)
         self._items: Schema | None = None
         ext: dict = dict(extensions or {})
         name = None
@@ -93,20 +96,26 @@ class Schema:
         For a map, every key has the additionalProperties schema; for "any", every field is
         "any"; for an object with x-kubernetes-preserve-unknown-fields, unknown fields are "any".
         """
-        try:
-            return self._children[name]
-        except KeyError:
-            pass
-        child = self._lookup(name)
-        self._children[name] = child
-        return child
+        child = self._children.get(name, _UNSET)  # (no KeyError raised for every map key)
+        if child is not _UNSET:
+            return child
+        if self.type == OBJECT:
+            prop = (self._node.get("properties") or {}).get(name)
+            if prop is not None:
+                child = self._children[name] = Schema(self._defs, prop)
+                return child
+        # Any other key (a map's, an unknown field's) has the same schema: one for all of them.
+        # Kept per key, a long-running server held one for every label, annotation and data key
+        # it had ever seen.
+        other = self._other
+        if other is _UNSET:
+            other = self._other = self._other_keys()
+        return other
 
-    def _lookup(self, name: str) -> "Schema | None":
+    def _other_keys(self) -> "Schema | None":
+        """The schema of the keys that are not declared properties (None: no such key is valid)."""
         node = self._node
         if self.type == OBJECT:
-            prop = (node.get("properties") or {}).get(name)
-            if prop is not None:
-                return Schema(self._defs, prop)
             extra = node.get("additionalProperties")
             if isinstance(extra, dict):
                 return Schema(self._defs, extra)
