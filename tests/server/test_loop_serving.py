@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 
 import pytest
@@ -16,6 +17,7 @@ from kubelite.server.clock import FakeClock
 from kubelite.server.cluster import Cluster
 from kubelite.server.core import WriteOptions
 from kubelite.server.handlers import resources
+from kubelite.server.storage import sqlite as sqlite_module
 
 CMS = "/api/v1/namespaces/default/configmaps"
 
@@ -185,13 +187,18 @@ def test_a_large_object_goes_to_threads_after_its_first_answer(cluster, threads_
 
 def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waiting(cluster, monkeypatch):
     store, seen = cluster.api.store, []
-    real = store._syncs._fsync
+    ask, answered = sqlite_module._LoopSyncs._ask_for_sync, sqlite_module._LoopSyncs._answered
 
-    def fsync():
-        seen.append(("sync", store._committed, threading.get_ident()))
-        real()
+    def asking(syncs):
+        seen.append(("ask", store._committed, threading.get_ident()))
+        ask(syncs)
 
-    monkeypatch.setattr(store._syncs, "_fsync", fsync)
+    def answering(syncs):
+        answered(syncs)
+        seen.append(("synced", store._syncs.synced, threading.get_ident()))
+
+    monkeypatch.setattr(sqlite_module._LoopSyncs, "_ask_for_sync", asking)
+    monkeypatch.setattr(sqlite_module._LoopSyncs, "_answered", answering)
     app = create_app(cluster.api)
     real_app = app.__call__
 
@@ -205,11 +212,12 @@ def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waitin
 
     status, made, loop_thread = call(recording, "POST", CMS, configmap("a", k="v"))
     assert status == 201
-    answered = seen.index(("answer", store._committed, loop_thread))
-    # a sync begun once the write was committed, on another thread, before the answer
-    assert [(what, thread != loop_thread) for what, count, thread in seen[:answered] if count == store._committed] \
-        == [("sync", True)]
-    assert not store.unsynced()
+    committed = store._committed
+    # the child process asked for a sync once the write was committed, its answer read on the
+    # loop, then the client's
+    assert seen == [("ask", committed, loop_thread), ("synced", committed, loop_thread),
+                    ("answer", committed, loop_thread)]
+    assert store._syncs._loop_syncs._process.pid != os.getpid() and not store.unsynced()
     before = len(seen)
     patch = json.dumps({"data": {"k": "v"}}).encode()
     status, patched, _ = call(recording, "PATCH", f"{CMS}/a", patch, content_type="application/strategic-merge-patch+json")
@@ -218,12 +226,12 @@ def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waitin
 
 
 def test_a_failed_sync_fails_the_write_on_the_loop(cluster, monkeypatch):
-    def fsync():
-        raise OSError(5, "Input/output error")
-
-    monkeypatch.setattr(cluster.api.store._syncs, "_fsync", fsync)
+    fsync = "            os.fsync(fd)\n"
+    assert sqlite_module._SYNC_PROCESS.count(fsync) == 1
+    monkeypatch.setattr(sqlite_module, "_SYNC_PROCESS", sqlite_module._SYNC_PROCESS.replace(
+        fsync, "            raise OSError(5, 'Input/output error')\n"))
     status, answer, _ = call(create_app(cluster.api), "POST", CMS, configmap("a", k="v"))
-    assert status == 500 and "Input/output error" in answer["message"]
+    assert status == 500 and "Input/output error" in answer["message"] and "state.db" in answer["message"]
 
 
 def test_unsynced_until_durable(cluster):

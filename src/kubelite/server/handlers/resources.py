@@ -122,7 +122,7 @@ def _durable(store, loop):
         else:
             done.set_exception(failure)
 
-    store.when_durable(lambda failure: loop.call_soon_threadsafe(settle, failure))
+    store.when_durable(settle, loop)  # settled on the loop's thread
     return done
 
 

@@ -239,10 +239,11 @@ class Store(abc.ABC):
         Backends that override durable() override this too."""
         return False
 
-    def when_durable(self, callback) -> None:
+    def when_durable(self, callback, loop=None) -> None:
         """durable() without blocking: callback(None), on whichever thread, once every write this
         process has committed so far is on disk; callback(exception) if that fails. An event
-        loop waits on it without a thread of its own per write."""
+        loop waits on it without a thread of its own per write: with `loop` (the asyncio loop
+        running on the calling thread), the callback is called on that loop's thread."""
         from .errors import StorageError
 
         try:
