@@ -65,17 +65,22 @@ class App:
             return
         if kind != "http":
             return
+        request = await _read_request(scope, receive)
+        response = await self.answer(request)
+        await _send_response(response, send, receive, head=scope["method"] == "HEAD")
+
+    async def answer(self, request: Request):
+        """The response to a request read whole: what __call__ sends, and what serve's own HTTP
+        protocol (kubelite.server.http11) writes itself when this coroutine completes at once."""
         if self.stopping is None and loop_running():  # (server.door drives short requests without one)
             import asyncio
 
             self.stopping = asyncio.Event()
         self.traffic.enter()
         try:
-            request = await _read_request(scope, receive)
-            response = await self._counted(request)
+            return await self._counted(request)
         finally:
             self.traffic.leave()
-        await _send_response(response, send, receive, head=scope["method"] == "HEAD")
 
     async def _websocket(self, scope, receive, send):
         """A WebSocket handshake (exec/attach/portforward and watches from browsers): answered as
@@ -250,8 +255,25 @@ async def _within(coro, limit: float):
         waiting_for = coro.send(None)
     except StopIteration as done:
         return done.value
+    if asyncio.current_task() is None:
+        # serve's protocol (server.http11) drives the request without a Task, which the timeout
+        # needs: it goes on in one, and only then comes back here (see TO_TASK).
+        await _ToTask()
     async with asyncio.timeout_at(deadline):
         return await _Resumed(coro, waiting_for)
+
+
+TO_TASK = object()  # what a request driven without a Task yields when it must go on in one
+
+
+class _ToTask:
+    """Yields TO_TASK to whoever drives the coroutine; that driver resumes it, sending None,
+    from within a Task."""
+
+    __slots__ = ()
+
+    def __await__(self):
+        yield TO_TASK
 
 
 class _Resumed:
@@ -301,6 +323,11 @@ async def _read_request(scope, receive) -> Request:
         chunks.append(chunk)
         if not message.get("more_body", False):
             break
+    return request_of(scope, b"".join(chunks), size > MAX_BODY)
+
+
+def request_of(scope, body: bytes, too_large: bool = False) -> Request:
+    """The Request of an HTTP scope and its whole body (b"" with `too_large`)."""
     headers: dict[str, str] = {}
     for raw_name, raw_value in scope.get("headers", []):
         name = raw_name.decode("latin-1").lower()
@@ -311,8 +338,8 @@ async def _read_request(scope, receive) -> Request:
         path=scope.get("path") or "/",
         query=Query(scope.get("query_string", b"")),
         headers=headers,
-        body=b"".join(chunks),
-        too_large=size > MAX_BODY,
+        body=body,
+        too_large=too_large,
         client_cert=((scope.get("extensions") or {}).get("tls") or {}).get("client_cert_der"),
         inline=INLINE in (scope.get("extensions") or {}),
     )
@@ -352,6 +379,14 @@ def _base_headers(content_type: str, extra) -> list[tuple[bytes, bytes]]:
     return headers
 
 
+def response_headers(response: Response) -> list[tuple[bytes, bytes]]:
+    """A whole (not streamed) response's headers."""
+    headers = _base_headers(response.content_type, response.headers)
+    if response.status != 204:
+        headers.append((b"content-length", str(len(response.body)).encode()))
+    return headers
+
+
 _SLICE = 256 * 1024
 
 
@@ -359,9 +394,7 @@ async def _send_response(response, send, receive, head: bool = False) -> None:
     if isinstance(response, StreamingResponse):
         await _send_stream(response, send, receive)
         return
-    headers = _base_headers(response.content_type, response.headers)
-    if response.status != 204:
-        headers.append((b"content-length", str(len(response.body)).encode()))
+    headers = response_headers(response)
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     body = b"" if head else response.body
     if len(body) <= _SLICE:

@@ -57,10 +57,13 @@ def serve(app, sock: socket.socket, certfile: str, keyfile: str,
     )
     # uvicorn builds the TLS context; the connections then start plain, so that one speaking
     # HTTP to this HTTPS port gets Go's 400 answer (kubelite.server.tlssniff).
+    # Small requests are answered without uvicorn's Task and ASGI messages (kubelite.server.http11).
+    from kubelite.server.http11 import answering_protocol
     from kubelite.server.tlssniff import sniffing_protocol
 
     config.load()
-    config.http_protocol_class = sniffing_protocol(_with_client_cert(config.http_protocol_class), config.ssl)
+    protocol = answering_protocol(_with_client_cert(config.http_protocol_class), app)
+    config.http_protocol_class = sniffing_protocol(protocol, config.ssl)
     config.ssl = None
 
     class Server(uvicorn.Server):
@@ -137,6 +140,14 @@ class _JoinedWrites:
             self._held = bytes(data)
             self._loop.call_soon(self._flush)
             return
+        self._transport.write(data)
+
+    def write_now(self, data) -> None:
+        """Writes `data` at once, after what is held (a whole response: nothing joins it)."""
+        held = self._held
+        if held is not None:
+            self._held = None
+            data = held + data
         self._transport.write(data)
 
     def _flush(self) -> None:
