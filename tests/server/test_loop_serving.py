@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import threading
+import time
 
 import pytest
 
@@ -48,24 +49,27 @@ def threads_of(monkeypatch):
 def call(app, method: str, path: str, body: bytes = b"", query: str = "",
          content_type: str = "application/json") -> tuple[int, dict, int]:
     """(status, decoded body, the loop's thread) of one request through the ASGI app on a loop."""
-    async def run():
-        sent = []
-        messages = [{"type": "http.request", "body": body, "more_body": False}]
+    return asyncio.run(request(app, method, path, body, query, content_type))
 
-        async def receive():
-            return messages.pop(0) if messages else {"type": "http.disconnect"}
 
-        async def send(message):
-            sent.append(message)
+async def request(app, method: str, path: str, body: bytes = b"", query: str = "",
+                  content_type: str = "application/json") -> tuple[int, dict, int]:
+    """call() on the running loop."""
+    sent = []
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
 
-        scope = {"type": "http", "method": method, "path": path, "query_string": query.encode(),
-                 "headers": [(b"content-type", content_type.encode())]}
-        await app(scope, receive, send)
-        status = sent[0]["status"]
-        payload = b"".join(m.get("body", b"") for m in sent[1:])
-        return status, json.loads(payload), threading.get_ident()
+    async def receive():
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
 
-    return asyncio.run(run())
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "path": path, "query_string": query.encode(),
+             "headers": [(b"content-type", content_type.encode())]}
+    await app(scope, receive, send)
+    status = sent[0]["status"]
+    payload = b"".join(m.get("body", b"") for m in sent[1:])
+    return status, json.loads(payload), threading.get_ident()
 
 
 def configmap(name: str, **data) -> bytes:
@@ -185,6 +189,16 @@ def test_a_large_object_goes_to_threads_after_its_first_answer(cluster, threads_
     assert threads_of["get"][0] == loops[0] and threads_of["get"][1] != loops[1]
 
 
+async def _sync_process_started(app, store) -> None:
+    """A first write on this loop (its wait is the syncer thread's while the store's child
+    process starts), then that process ready."""
+    assert (await request(app, "POST", CMS, configmap("first")))[0] == 201
+    deadline = time.monotonic() + 10
+    while not store._syncs._loop_syncs._ready:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.005)
+
+
 def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waiting(cluster, monkeypatch):
     store, seen = cluster.api.store, []
     ask, answered = sqlite_module._LoopSyncs._ask_for_sync, sqlite_module._LoopSyncs._answered
@@ -210,7 +224,12 @@ def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waitin
 
         await real_app(scope, receive, sending)
 
-    status, made, loop_thread = call(recording, "POST", CMS, configmap("a", k="v"))
+    async def after_a_first_write():
+        await _sync_process_started(app, store)
+        seen.clear()
+        return await request(recording, "POST", CMS, configmap("a", k="v"))
+
+    status, made, loop_thread = asyncio.run(after_a_first_write())
     assert status == 201
     committed = store._committed
     # the child process asked for a sync once the write was committed, its answer read on the
@@ -225,12 +244,25 @@ def test_a_write_on_the_loop_is_answered_once_on_disk_and_a_no_op_without_waitin
     assert [what for what, *_ in seen[before:]] == ["answer"]  # nothing written: nothing to wait for
 
 
+def test_a_first_read_on_the_loop_starts_the_stores_sync_process(cluster):
+    store = cluster.api.store
+    assert store._syncs._loop_syncs is None
+    status, _, _ = call(create_app(cluster.api), "GET", f"{CMS}/missing")
+    assert status == 404 and store._syncs._loop_syncs._process.poll() is None  # started, running
+
+
 def test_a_failed_sync_fails_the_write_on_the_loop(cluster, monkeypatch):
     fsync = "            os.fsync(fd)\n"
     assert sqlite_module._SYNC_PROCESS.count(fsync) == 1
     monkeypatch.setattr(sqlite_module, "_SYNC_PROCESS", sqlite_module._SYNC_PROCESS.replace(
         fsync, "            raise OSError(5, 'Input/output error')\n"))
-    status, answer, _ = call(create_app(cluster.api), "POST", CMS, configmap("a", k="v"))
+    app = create_app(cluster.api)
+
+    async def after_a_first_write():
+        await _sync_process_started(app, cluster.api.store)
+        return await request(app, "POST", CMS, configmap("a", k="v"))
+
+    status, answer, _ = asyncio.run(after_a_first_write())
     assert status == 500 and "Input/output error" in answer["message"] and "state.db" in answer["message"]
 
 

@@ -63,8 +63,19 @@ def _recorder(store) -> tuple[list, object]:
     return got, lambda failure: got.append((failure, threading.get_ident(), store._syncs.synced))
 
 
+async def _started(store) -> None:
+    """A first write's wait on this loop (the syncer thread's: the process is starting), then
+    the process ready."""
+    store.create("/registry/pods/default/first", b"x")
+    done = asyncio.get_running_loop().create_future()
+    store.when_durable(done.set_result, asyncio.get_running_loop())
+    assert await asyncio.wait_for(done, TIMEOUT) is None
+    await _until(lambda: store._syncs._loop_syncs._ready, "the process to start")
+
+
 async def _wait_under_way(store, callback, reached):
     """One write waiting on this loop, its sync begun (and gated): the child process."""
+    await _started(store)
     store.create("/registry/pods/default/a", b"x")
     store.when_durable(callback, asyncio.get_running_loop())
     await _until(reached.exists, "the sync to begin")
@@ -77,6 +88,7 @@ def test_waits_are_answered_on_the_loop_after_the_child_process_synced_the_log(s
 
     async def run():
         loop = asyncio.get_running_loop()
+        await _started(store)
         store.create("/registry/pods/default/p0", b"x")
         store.when_durable(callback, loop)
         await _until(reached.exists, "the first sync to begin")
@@ -99,6 +111,34 @@ def test_waits_are_answered_on_the_loop_after_the_child_process_synced_the_log(s
     assert not store.unsynced()
 
 
+def test_a_first_write_does_not_wait_for_the_process_to_start(store, tmp_path, monkeypatch):
+    gate, log = tmp_path / "gate", tmp_path / "log"
+    ready = 'os.write(1, b"ready\\n")\n'
+    assert sqlite_module._SYNC_PROCESS.count(ready) == 1
+    monkeypatch.setattr(sqlite_module, "_SYNC_PROCESS", sqlite_module._SYNC_PROCESS.replace(
+        ready, f"[__import__('time').sleep(0.002) for _ in iter(lambda: os.path.exists({str(gate)!r}), True)]\n"
+               + ready))
+    _before_each_fsync(monkeypatch, f"open({str(log)!r}, 'a').write('synced\\n')")
+
+    async def write(name):
+        store.create(f"/registry/pods/default/{name}", b"x")
+        done = asyncio.get_running_loop().create_future()
+        store.when_durable(done.set_result, asyncio.get_running_loop())
+        assert await asyncio.wait_for(done, TIMEOUT) is None
+        assert not store.unsynced()
+
+    async def run():
+        await write("a")  # answered while the process has not started: by the syncer thread
+        syncs = store._syncs._loop_syncs
+        assert not syncs._ready and store._syncs._syncer is not None and not log.exists()
+        gate.touch()
+        await _until(lambda: syncs._ready, "the process to start")
+        await write("b")
+        assert log.read_text() == "synced\n"  # the process's sync this time
+
+    asyncio.run(run())
+
+
 def test_a_next_loop_is_served_by_the_same_process_and_closing_the_store_ends_it(store, tmp_path):
     pids, got = [], []
 
@@ -106,9 +146,10 @@ def test_a_next_loop_is_served_by_the_same_process_and_closing_the_store_ends_it
         store.create(f"/registry/pods/default/p{i}", b"x")
         done = asyncio.get_running_loop().create_future()
         store.when_durable(done.set_result, asyncio.get_running_loop())
-        got.append(await done)
+        got.append(await asyncio.wait_for(done, TIMEOUT))
         pids.append(store._syncs._loop_syncs._process.pid)
 
+    asyncio.run(_started(store))
     asyncio.run(write(0))
     process = store._syncs._loop_syncs._process
     asyncio.run(write(1))  # asyncio.run's loop after the last one, closed
@@ -125,6 +166,7 @@ def test_a_failed_sync_fails_the_waits_and_the_next_sync_is_asked_for_again(stor
 
     async def run():
         loop = asyncio.get_running_loop()
+        await _started(store)
         store.create("/registry/pods/default/a", b"x")
         store.when_durable(callback, loop)
         await _until(lambda: got, "the failed sync's answer")

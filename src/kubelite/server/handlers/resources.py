@@ -94,6 +94,9 @@ async def serve(api, request: Request, info: RequestInfo, stopping):
 
         loop = asyncio.get_running_loop()
         if _on_loop(api, request, verb):
+            # (the first storage request on this loop readies its way to wait for the disk: a first
+            # write then does not share the CPU with its start)
+            api.store.prepare_when_durable(loop)
             if not writes:
                 return _timed(handler, api, request, info, r, namespace)
             if _WRITE_LOCK.acquire(blocking=False):

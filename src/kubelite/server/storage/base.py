@@ -239,6 +239,9 @@ class Store(abc.ABC):
         Backends that override durable() override this too."""
         return False
 
+    def prepare_when_durable(self, loop) -> None:
+        """Ready when_durable(..., loop) ahead of the loop's first write (cheap once done)."""
+
     def when_durable(self, callback, loop=None) -> None:
         """durable() without blocking: callback(None), on whichever thread, once every write this
         process has committed so far is on disk; callback(exception) if that fails. An event
