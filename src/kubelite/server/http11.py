@@ -9,7 +9,8 @@ protocol asks the app for the answer right after the read (App.answer, driven on
 
 Everything else takes uvicorn's way unchanged, mid-request if need be: a body still arriving, a
 client waiting for `100 Continue`, pipelined requests behind one in flight, an app that waits
-(its coroutine goes on in the Task from where it stopped), streamed answers (watch, logs -f:
+(its coroutine goes on in the Task from where it stopped; its answer, once made, is still written
+in one write when it can be), streamed answers (watch, logs -f:
 they need the Task to notice the client going away), large bodies (sent in slices as the
 transport drains), a connection whose writes are paused, WebSocket upgrades.
 """
@@ -105,13 +106,33 @@ def answering_protocol(protocol_class, app):
                 self._in_task(cycle, _raising(err))
                 return
             else:  # the app waits (a thread, a timer, a watch's first events): on in a Task
-                self._in_task(cycle, _resumed(coro, waiting_for))
+                self._in_task(cycle, self._resumed(cycle, coro, waiting_for))
                 return
             if not self._write_whole(cycle, response):
                 self._in_task(cycle, _sending(response))
 
         def _in_task(self, cycle, asgi_app) -> None:
             super()._start_asgi_task(cycle, asgi_app)
+
+        def _resumed(self, cycle, coro, waiting_for):
+            """An ASGI app going on with App.answer's coroutine `coro` (it waits for `waiting_for`),
+            its answer written at once as well when it can be (a create waiting for the store)."""
+            write_whole = self._write_whole
+
+            async def asgi(scope, receive, send):
+                if waiting_for is TO_TASK:  # it waits on nothing yet: it asked to go on in a Task
+                    try:
+                        waits = coro.send(None)
+                    except StopIteration as done:
+                        response = done.value
+                    else:
+                        response = await _Resumed(coro, waits)
+                else:
+                    response = await _Resumed(coro, waiting_for)
+                if not write_whole(cycle, response):
+                    await _send_response(response, send, receive, head=scope["method"] == "HEAD")
+
+            return asgi
 
         def _write_whole(self, cycle, response) -> bool:
             """Writes a small whole response at once; False when it must take the Task's way."""
@@ -136,6 +157,7 @@ def answering_protocol(protocol_class, app):
                 parts.append(response.body)
             cycle.response_started = cycle.response_complete = True
             cycle.waiting_for_100_continue = False
+            cycle.message_event.set()  # (as uvicorn's send: a receive waiting learns it is over)
             write = getattr(self.transport, "write_now", None) or self.transport.write
             write(b"".join(parts))
             if not cycle.keep_alive:
@@ -144,24 +166,6 @@ def answering_protocol(protocol_class, app):
             return True
 
     return Answering
-
-
-def _resumed(coro, waiting_for):
-    """An ASGI app going on with App.answer's coroutine `coro` (it waits for `waiting_for`)."""
-
-    async def asgi(scope, receive, send):
-        if waiting_for is TO_TASK:  # it waits on nothing yet: it asked to go on in a Task
-            try:
-                waits = coro.send(None)
-            except StopIteration as done:
-                response = done.value
-            else:
-                response = await _Resumed(coro, waits)
-        else:
-            response = await _Resumed(coro, waiting_for)
-        await _send_response(response, send, receive, head=scope["method"] == "HEAD")
-
-    return asgi
 
 
 def _sending(response):
