@@ -171,3 +171,16 @@ def test_a_bad_request_line_gets_400(server):
         sock.sendall(b"GET /version HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n")
         status, _, _ = Reader(sock).response()
     assert status == 400
+
+
+def test_an_untested_uvicorn_keeps_its_own_protocol(monkeypatch):
+    # The short way leans on uvicorn's protocol internals: with a release it was not tested
+    # against, serve answers through uvicorn's protocol alone.
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from kubelite.server import http11
+
+    monkeypatch.setattr(http11, "_TESTED_UVICORN", ("0.0.",))
+    assert http11.answering_protocol(HttpToolsProtocol, object()) is HttpToolsProtocol
+    monkeypatch.undo()
+    assert http11.answering_protocol(HttpToolsProtocol, object()) is not HttpToolsProtocol

@@ -22,9 +22,19 @@ from kubelite.server.app import _SLICE, MAX_BODY, TO_TASK, _Resumed, _send_respo
 from kubelite.server.handlers.http import StreamingResponse
 
 
+# The uvicorn releases whose protocol internals this was written against and tested with (the
+# RequestResponseCycle's fields, _start_asgi_task, on_response_complete, the keep-alive timer):
+# with any other, serve keeps uvicorn's own protocol, slower but sure.
+_TESTED_UVICORN = ("0.54.",)
+
+
 def answering_protocol(protocol_class, app):
     """`protocol_class` (uvicorn's HttpToolsProtocol or a subclass) answering `app`'s (a
-    kubelite App) small requests without a Task."""
+    kubelite App) small requests without a Task; `protocol_class` itself under an untested uvicorn."""
+    import uvicorn
+
+    if not uvicorn.__version__.startswith(_TESTED_UVICORN):
+        return protocol_class
 
     class Answering(protocol_class):
         _feeding = False  # within data_received: a request's Task may wait until the read is parsed
