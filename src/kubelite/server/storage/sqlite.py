@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import subprocess
 import sys
 import threading
 
@@ -710,7 +709,7 @@ class _LogSyncs:
                 return None
             try:
                 self._loop_syncs = _LoopSyncs(self, loop, committed, error)
-            except (OSError, ValueError, subprocess.SubprocessError):
+            except (OSError, ValueError, _subprocess().SubprocessError):
                 self._no_process = True
             return self._loop_syncs
 
@@ -811,6 +810,7 @@ class _LoopSyncs:
         self.loop = loop
         self._committed = committed
         self._error = error
+        subprocess = _subprocess()
         self._process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", _SYNC_PROCESS, os.path.abspath(syncs.path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -921,9 +921,17 @@ class _LoopSyncs:
         self._process.stdout.close()
         try:
             self._process.wait(1)  # its sync under way, at most
-        except subprocess.TimeoutExpired:
+        except _subprocess().TimeoutExpired:
             self._process.kill()
             self._process.wait()
+
+
+def _subprocess():
+    """subprocess, imported once a loop's writes need the sync process: it brings locale, signal
+    and selectors, which an embedded command opening the store does without."""
+    import subprocess
+
+    return subprocess
 
 
 _WAL_SIZE_LIMIT = 4 * 1024 * 1024
