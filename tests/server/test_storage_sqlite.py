@@ -516,7 +516,7 @@ def test_closing_the_store_ends_the_waits_for_the_disk(tmp_path, monkeypatch):
     store.create("/registry/pods/default/a", b"x")
     store.close()
     got, called, callback = _answers(store)
-    store._syncs.then(store._committed + 1, callback, lambda: store._committed, None)
+    store._syncs.then(store._committed + 1, callback)
     assert len(got) == 1 and isinstance(got[0][0], StoreClosed)
 
 

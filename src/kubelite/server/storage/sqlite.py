@@ -114,7 +114,7 @@ class SQLiteStore(Store):
         # Threads of this process queue here rather than in SQLite's sleeping busy handler.
         self._write_lock = threading.Lock()
         self._committed = 0  # write transactions this process has committed
-        self._syncs = _LogSyncs(self.path + "-wal")
+        self._syncs = _LogSyncs(self.path + "-wal", lambda: self._committed, self._storage_error)
         self._closed = False
         self._poller = _Poller(self)
         self._errors = _SQLiteErrors(self)
@@ -230,7 +230,7 @@ class SQLiteStore(Store):
     def durable(self) -> None:
         """Return when every write this process committed so far is on disk."""
         with self._sqlite_errors():
-            self._syncs.sync_through(self._committed, lambda: self._committed)
+            self._syncs.sync_through(self._committed)
 
     def unsynced(self) -> bool:
         return self._syncs.synced < self._committed
@@ -239,15 +239,13 @@ class SQLiteStore(Store):
         # The child process's start (~12 ms of CPU) at a loop's first storage request, usually a
         # read: the first write's sync is the syncer thread's until the process is ready anyway,
         # but a first write beside that start took ~15 ms longer on a loaded 2-core machine.
-        syncs = self._syncs._loop_syncs
-        if syncs is None or syncs.loop is not loop:
-            self._syncs.prepare(loop, lambda: self._committed, self._storage_error)
+        self._syncs.prepare(loop)
 
     def when_durable(self, callback, loop=None) -> None:
         if loop is None:
-            self._syncs.then(self._committed, callback, lambda: self._committed, self._storage_error)
+            self._syncs.then(self._committed, callback)
         else:
-            self._syncs.on_loop(loop, self._committed, callback, lambda: self._committed, self._storage_error)
+            self._syncs.on_loop(loop, self._committed, callback)
 
     def _storage_error(self, err: sqlite3.Error | OSError) -> StorageError:
         return StoreClosed() if self._closed else StorageError(f"{self.path}: {err}")
@@ -617,10 +615,14 @@ class _Transaction:
 
 class _LogSyncs:
     """fsyncs of SQLite's write-ahead log, one at a time: a thread that needs commit N on disk
-    waits for a sync begun after N was committed, and one sync serves every commit before it."""
+    waits for a sync begun after N was committed, and one sync serves every commit before it.
+    `committed()` is the count of commits made so far; `error(err)` the exception a failed sync's
+    OSError (or SQLite error) is reported as."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, committed, error):
         self.path = path
+        self.committed = committed
+        self.error = error
         self._state = threading.Condition()
         self._synced = 0    # every commit up to this count is on disk
         self._running = False
@@ -639,14 +641,14 @@ class _LogSyncs:
         """The count of commits known on disk (read without the lock: it only grows)."""
         return self._synced
 
-    def sync_through(self, wanted: int, committed) -> None:
+    def sync_through(self, wanted: int) -> None:
         with self._state:
             while self._synced < wanted:
                 if self._running:
                     self._state.wait()
                     continue
                 self._running = True
-                target = committed()  # everything committed by now goes with this sync
+                target = self.committed()  # everything committed by now goes with this sync
                 self._state.release()
                 try:
                     self._fsync()
@@ -656,16 +658,15 @@ class _LogSyncs:
                     self._state.notify_all()
                 self._synced = max(self._synced, target)
 
-    def then(self, wanted: int, callback, committed, error) -> None:
+    def then(self, wanted: int, callback) -> None:
         """callback(None) once commit `wanted` is on disk, at once if it is, else on the syncer
-        thread; callback(exception) if the sync fails or the store closes first. `error` makes
-        the exception of a failed sync's OSError."""
+        thread; callback(exception) if the sync fails or the store closes first."""
         with self._state:
             stopped = self._stopped
             if stopped is None and self._synced < wanted:
                 self._waiting.append((wanted, callback))
                 if self._syncer is None:
-                    self._syncer = threading.Thread(target=self._sync_waiting, args=(committed, error),
+                    self._syncer = threading.Thread(target=self._sync_waiting,
                                                     name="kubelite-log-sync", daemon=True)
                     self._syncer.start()
                 elif len(self._waiting) == 1:
@@ -673,7 +674,7 @@ class _LogSyncs:
                 return
         callback(stopped)
 
-    def on_loop(self, loop, wanted: int, callback, committed, error) -> None:
+    def on_loop(self, loop, wanted: int, callback) -> None:
         """then() for the event loop running on this thread: callback(None or the exception) is
         called on it, and the sync is a child process's (_LoopSyncs), or the syncer thread's when
         none can be had (none could be started, or another loop, still open, has it)."""
@@ -682,22 +683,24 @@ class _LogSyncs:
             return
         syncs = self._loop_syncs
         if syncs is None or syncs.loop is not loop:
-            syncs = self._loop_syncs_for(loop, committed, error)
+            syncs = self._loop_syncs_for(loop)
         if syncs is None:
-            self.by_thread(loop, wanted, callback, committed, error)
+            self.by_thread(loop, wanted, callback)
         else:
             syncs.wait(wanted, callback)
 
-    def prepare(self, loop, committed, error) -> None:
-        """The child process of on_loop(loop, ...) started, unless none can be had."""
-        if self._stopped is None and not self._no_process:
-            self._loop_syncs_for(loop, committed, error)
+    def prepare(self, loop) -> None:
+        """The child process of on_loop(loop, ...) started, unless it is or none can be had
+        (cheap once done: every storage request on the loop asks)."""
+        syncs = self._loop_syncs
+        if (syncs is None or syncs.loop is not loop) and self._stopped is None and not self._no_process:
+            self._loop_syncs_for(loop)
 
-    def by_thread(self, loop, wanted: int, callback, committed, error) -> None:
+    def by_thread(self, loop, wanted: int, callback) -> None:
         """then(), the callback called on `loop`'s thread."""
-        self.then(wanted, lambda failure: loop.call_soon_threadsafe(callback, failure), committed, error)
+        self.then(wanted, lambda failure: loop.call_soon_threadsafe(callback, failure))
 
-    def _loop_syncs_for(self, loop, committed, error) -> _LoopSyncs | None:
+    def _loop_syncs_for(self, loop) -> _LoopSyncs | None:
         with self._state:
             syncs = self._loop_syncs
             if syncs is not None:
@@ -708,7 +711,7 @@ class _LogSyncs:
             if self._no_process or self._stopped is not None:
                 return None
             try:
-                self._loop_syncs = _LoopSyncs(self, loop, committed, error)
+                self._loop_syncs = _LoopSyncs(self, loop)
             except (OSError, ValueError, _subprocess().SubprocessError):
                 self._no_process = True
             return self._loop_syncs
@@ -738,7 +741,7 @@ class _LogSyncs:
         if loop_syncs is not None:
             loop_syncs.stop(reason)
 
-    def _sync_waiting(self, committed, error) -> None:
+    def _sync_waiting(self) -> None:
         while True:
             with self._state:
                 while not self._waiting and self._stopped is None:
@@ -748,9 +751,9 @@ class _LogSyncs:
                 wanted = max(count for count, _ in self._waiting)
             failure = None
             try:
-                self.sync_through(wanted, committed)
+                self.sync_through(wanted)
             except (OSError, sqlite3.Error) as err:
-                failure = error(err)
+                failure = self.error(err)
             with self._state:
                 waiting, self._waiting = self._waiting, []
                 for entry in waiting:
@@ -805,11 +808,9 @@ class _LoopSyncs:
     threads against serve). One sync at a time; it serves every write committed before it
     was asked for, and the writes that end meanwhile wait for the next one."""
 
-    def __init__(self, syncs: _LogSyncs, loop, committed, error):
+    def __init__(self, syncs: _LogSyncs, loop):
         self._syncs = syncs
         self.loop = loop
-        self._committed = committed
-        self._error = error
         subprocess = _subprocess()
         self._process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", _SYNC_PROCESS, os.path.abspath(syncs.path)],
@@ -835,14 +836,14 @@ class _LoopSyncs:
 
     def wait(self, wanted: int, callback) -> None:
         if not self._ready:
-            self._syncs.by_thread(self.loop, wanted, callback, self._committed, self._error)
+            self._syncs.by_thread(self.loop, wanted, callback)
             return
         self._waiting.append((wanted, callback))
         if not self._asked_at:
             self._ask_for_sync()
 
     def _ask_for_sync(self) -> None:
-        self._asked_at = self._committed()
+        self._asked_at = self._syncs.committed()
         try:
             os.write(self._ask, b"s")
         except OSError:  # the process is gone (its answer pipe says so too)
@@ -872,7 +873,7 @@ class _LoopSyncs:
                 if len(done) < len(self._waiting) else []
         else:
             number, _, text = answer.decode(errors="replace").strip().partition(" ")
-            failure = self._error(OSError(int(number) if number.isdigit() else 0, text))
+            failure = self._syncs.error(OSError(int(number) if number.isdigit() else 0, text))
             done, self._waiting = self._waiting, []
         if self._waiting:
             self._ask_for_sync()
@@ -889,7 +890,7 @@ class _LoopSyncs:
             if self._stopped is not None:
                 callback(self._stopped)
             else:
-                self._syncs.on_loop(self.loop, wanted, callback, self._committed, self._error)
+                self._syncs.on_loop(self.loop, wanted, callback)
 
     def stop(self, reason: BaseException) -> None:
         """The store closed (on any thread): the waits get `reason`, on the loop's thread."""
