@@ -5,8 +5,11 @@ HTTP/1.0, keep-alive across many requests."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import ssl
+import time
 
 import pytest
 
@@ -184,3 +187,71 @@ def test_an_untested_uvicorn_keeps_its_own_protocol(monkeypatch):
     assert http11.answering_protocol(HttpToolsProtocol, object()) is HttpToolsProtocol
     monkeypatch.undo()
     assert http11.answering_protocol(HttpToolsProtocol, object()) is not HttpToolsProtocol
+
+
+def _sync_process(server) -> int:
+    """The pid of serve's child that fsyncs the store's log for the event loop's writes (started
+    at the loop's first storage request)."""
+    deadline = time.monotonic() + 30
+    with connect(server) as sock:
+        sock.sendall(request("GET", "/api/v1/namespaces/default/secrets/nope", server.token))
+        assert Reader(sock).response()[0] == 404
+    while time.monotonic() < deadline:
+        found = _child_with_flags(server.proc.pid, b"-I", b"-S")
+        if found is not None:
+            return found
+        time.sleep(0.05)
+    raise AssertionError("serve has no sync process")
+
+
+def _child_with_flags(parent_pid: int, *flags: bytes) -> int | None:
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == parent_pid and all(flag in argv for flag in flags):
+            return int(entry)
+    return None
+
+
+def test_a_write_whose_disk_wait_outlasts_the_request_timeout_gets_504_and_lands(tmp_path):
+    # The loop's writes wait for the child's fsync: stopped, it holds a create past the server's
+    # --request-timeout (a ?timeout= of the request's own sends it to a thread, which syncs by
+    # itself). Until the child has said it is ready the syncer thread syncs instead: a create is
+    # then answered at once, and the attempt is made again.
+    with serving(tmp_path, "--controllers=-*", "--request-timeout=1s") as server:
+        child = _sync_process(server)
+        deadline = time.monotonic() + 60
+        with connect(server) as sock:
+            reader = Reader(sock)
+            attempt = 0
+            while True:
+                attempt += 1
+                name = f"held-{attempt}"
+                os.kill(child, signal.SIGSTOP)
+                try:
+                    sock.sendall(request("POST", "/api/v1/namespaces/default/secrets", server.token, secret(name)))
+                    status, _, body = reader.response()
+                finally:
+                    os.kill(child, signal.SIGCONT)
+                if status != 201 or time.monotonic() > deadline:
+                    break
+            assert status == 504, body
+            answer = json.loads(body)
+            assert answer["reason"] == "Timeout"
+            assert answer["message"] == ("Timeout: request did not complete within requested timeout - "
+                                         "context deadline exceeded")
+            # the write itself was made, as kube-apiserver's that times out waiting for etcd may be
+            sock.sendall(request("GET", f"/api/v1/namespaces/default/secrets/{name}", server.token))
+            status, _, body = reader.response()
+            assert status == 200, body
+            sock.sendall(request("POST", "/api/v1/namespaces/default/secrets", server.token,
+                                 secret(f"{name}-after")))
+            status, _, body = reader.response()
+            assert status == 201, body

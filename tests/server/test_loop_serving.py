@@ -348,6 +348,92 @@ def test_a_cancelled_request_cancels_its_coroutine():
     assert cancelled == [True]
 
 
+def _without_a_task(coro, limit: float):
+    """app._within(coro, limit) driven as server.http11 drives a request: sent into from the
+    loop's callbacks (no Task), each Park's future or deadline waited for with a callback and a
+    timer. (what it yielded each time, its answer or exception)."""
+    async def run():
+        loop = asyncio.get_running_loop()
+        ended = loop.create_future()
+        yielded = []
+
+        def go_on(within, value):
+            try:
+                waiting = within.send(value)
+            except StopIteration as done:
+                ended.set_result(done.value)
+                return
+            except BaseException as err:
+                ended.set_result(err)
+                return
+            if not isinstance(waiting, app_module.Park):
+                yielded.append("to a task" if waiting is app_module.TO_TASK else waiting)
+                ended.set_result(None)
+                return
+            yielded.append("park")
+            settled = []
+
+            def unpark(in_time):
+                if not settled:
+                    settled.append(in_time)
+                    timer.cancel()
+                    go_on(within, in_time)
+
+            timer = loop.call_at(waiting.deadline, unpark, False)
+            waiting.future.add_done_callback(lambda _: unpark(True))
+
+        loop.call_soon(go_on, app_module._within(coro, limit), None)
+        return yielded, await ended
+
+    return asyncio.run(run())
+
+
+def test_without_a_task_a_wait_for_a_future_is_parked_with_its_driver():
+    async def waits():
+        future = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().call_later(0.01, future.set_result, "written")
+        return "answer after " + await future
+
+    assert _without_a_task(waits(), 30) == (["park"], "answer after written")
+
+
+def test_without_a_task_a_failed_future_raises_in_the_coroutine():
+    async def waits():
+        future = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().call_soon(future.set_exception, OSError(5, "Input/output error"))
+        await future
+
+    yielded, outcome = _without_a_task(waits(), 30)
+    assert yielded == ["park"]
+    assert isinstance(outcome, OSError) and outcome.errno == 5
+
+
+def test_without_a_task_a_future_past_the_deadline_is_cancelled_and_cut():
+    seen = []
+
+    async def waits():
+        future = asyncio.get_running_loop().create_future()
+        seen.append(future)
+        try:
+            await future
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+            raise
+
+    yielded, outcome = _without_a_task(waits(), 0.05)
+    assert yielded == ["park"]
+    assert isinstance(outcome, TimeoutError)
+    assert seen[0].cancelled() and seen[1:] == ["cancelled"]
+
+
+def test_without_a_task_waiting_for_anything_else_goes_on_in_a_task():
+    async def sleeps():
+        await asyncio.sleep(0)  # yields None, which only a Task knows what to do with
+        return "never here"
+
+    assert _without_a_task(sleeps(), 30) == (["to a task"], None)
+
+
 # -- streams ------------------------------------------------------------------------------------
 
 def test_a_stream_leaves_no_task_behind():

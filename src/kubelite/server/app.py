@@ -250,17 +250,62 @@ async def _within(coro, limit: float):
     wait_for: no second task for each request.)"""
     import asyncio
 
-    deadline = asyncio.get_running_loop().time() + limit
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
     try:
         waiting_for = coro.send(None)
     except StopIteration as done:
         return done.value
     if asyncio.current_task() is None:
         # serve's protocol (server.http11) drives the request without a Task, which the timeout
-        # needs: it goes on in one, and only then comes back here (see TO_TASK).
+        # needs: the futures of this loop the coroutine waits for (a write's wait for the disk)
+        # its driver waits for, until the deadline; anything else goes on in a Task (TO_TASK).
+        answered, value = await _parked(coro, waiting_for, deadline, loop)
+        if answered:
+            return value
+        waiting_for = value
         await _ToTask()
     async with asyncio.timeout_at(deadline):
         return await _Resumed(coro, waiting_for)
+
+
+async def _parked(coro, waiting_for, deadline: float, loop) -> tuple:
+    """(True, the answer) of `coro` once each future of `loop` it waits for is done, each
+    waited for by the request's driver (Park); (False, what it waits for) when that is something
+    else, for a Task to go on with. At the deadline the future is cancelled and the coroutine
+    gets a CancelledError, which ends as TimeoutError, as asyncio.timeout's cut would."""
+    import asyncio
+
+    while asyncio.isfuture(waiting_for) and waiting_for.get_loop() is loop:
+        waiting_for._asyncio_future_blocking = False  # (as a Task resets it)
+        cut = not await Park(waiting_for, deadline)
+        if cut:
+            waiting_for.cancel()
+        try:
+            waiting_for = coro.throw(asyncio.CancelledError()) if cut else coro.send(None)
+        except StopIteration as done:
+            return True, done.value
+        except asyncio.CancelledError:
+            if cut:
+                raise TimeoutError from None
+            raise
+        if cut:  # it went on after the cut: no deadline is left to keep (asyncio.timeout's neither)
+            deadline = float("inf")
+    return False, waiting_for
+
+
+class Park:
+    """What a request driven without a Task (server.http11) yields for a future it waits for:
+    the driver resumes it, sending True, once `future` is done, or False once the loop's time
+    has reached `deadline`, whichever comes first."""
+
+    __slots__ = ("future", "deadline", "timer")
+
+    def __init__(self, future, deadline: float):
+        self.future, self.deadline, self.timer = future, deadline, None
+
+    def __await__(self):
+        return (yield self)
 
 
 TO_TASK = object()  # what a request driven without a Task yields when it must go on in one
