@@ -98,6 +98,8 @@ class Result:
         self.created = created
         self.warnings = [] if warnings is None else warnings
         self.written_meta = written_meta
+        # (a create's) the KV `obj` is decoded from, its bytes in the order the object is served in
+        self.stored = None
 
     @property
     def obj(self) -> dict:
@@ -107,7 +109,7 @@ class Result:
 
     @obj.setter
     def obj(self, value: dict) -> None:
-        self._obj, self._decode = value, None
+        self._obj, self._decode, self.stored = value, None, None
 
 
 class _OwnWrites:
@@ -421,9 +423,12 @@ class APIServer:
 
         # A generated name another object already holds is generated again (kube-apiserver's
         # RetryGenerateName, on since 1.31): 1,000 pods of one Job collide with a chance in 30.
+        from kubelite.schema.goorder import as_served
+
         for attempt in range(_GENERATE_NAME_ATTEMPTS):
             try:
-                kv = self.store.create(self._key(r, meta.get("namespace", ""), name), self._encode(obj))
+                # stored in the order it is served in: the answer is these bytes (handlers.resources)
+                kv = self.store.create(self._key(r, meta.get("namespace", ""), name), self._encode(as_served(obj)))
                 if r.kind == "Service" and r.group == "":
                     self.admission.service_written(kv, obj)  # held before the chain says it is
                 self._own.wrote(kv, created=True)
@@ -435,6 +440,8 @@ class APIServer:
                 name = obj["metadata"]["name"] = _generated_name(meta["generateName"])
         result = self._stored(r, kv, self._after_create, created=True, warnings=warnings)
         result.written_meta = obj["metadata"]
+        if result._decode is not None:  # (not read, and so not changed, by _after_create)
+            result.stored = kv
         return result
 
     def update(self, r, namespace: str, name: str, body: dict, opts: WriteOptions,

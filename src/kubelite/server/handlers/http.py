@@ -92,6 +92,26 @@ def encode_json(value, pretty: bool = False, in_order: bool = False) -> bytes:
     return text.encode() + b"\n"
 
 
+def stored_as_served(value: bytes, kind: str, api_version: str, uid: str, revision: int) -> bytes | None:
+    """What encode_json gives for an object stored as `value` (compact JSON, ASCII only, its keys
+    already in the order it is served in, no resourceVersion) once decoded and given `revision`:
+    the bytes themselves, resourceVersion put after the uid as ObjectMeta's order has it. None
+    when they may differ (escapes: non-ASCII, control or HTML-sensitive characters; kind and
+    apiVersion other than the ones served)."""
+    value = bytes(value)
+    if b"\\u" in value or b"<" in value or b">" in value or b"&" in value:
+        return None
+    head = b'{"kind":"%s","apiVersion":"%s","metadata":{' % (kind.encode(), api_version.encode())
+    if not value.startswith(head):
+        return None
+    mark = b'"uid":"%s"' % uid.encode()
+    at = value.find(mark, len(head))
+    if at < 0 or value.find(b'"resourceVersion":', len(head), at) >= 0:
+        return None
+    at += len(mark)
+    return b"%s,\"resourceVersion\":\"%d\"%s\n" % (value[:at], revision, value[at:])
+
+
 def json_response(value, status: int = 200, request: Request | None = None,
                   headers: list[tuple[str, str]] | None = None) -> Response:
     pretty = request.pretty if request is not None else False

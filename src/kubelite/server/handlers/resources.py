@@ -8,7 +8,7 @@ import time
 from kubelite.server import conversion, errors
 from kubelite.server.core import DeleteOptions, ListOptions, WriteOptions
 from kubelite.server.handlers import decode, negotiate, table  # (table loads negotiate anyway)
-from kubelite.server.handlers.http import Request, json_response, loop_running
+from kubelite.server.handlers.http import Request, Response, json_response, loop_running, stored_as_served
 from kubelite.server.routing import RequestInfo
 from kubelite.server.selectors import parse_field_selector, parse_label_selector
 
@@ -350,7 +350,21 @@ def _create(api, request, info, r, namespace):
     obj, warnings = _body_object(request, r, opts)
     # A body decoded from this request is not copied: no one else has it.
     result = api.create(r, namespace, obj, opts, owned=decode.claim(obj))
-    return _respond(request, r, result.obj, status=201, warnings=warnings + result.warnings)
+    warnings += result.warnings
+    answer = _answer_as_stored(request, r, result)
+    if answer is not None:
+        return Response(status=201, body=answer, headers=_warning_headers(warnings))
+    return _respond(request, r, result.obj, status=201, warnings=warnings)
+
+
+def _answer_as_stored(request: Request, r, result) -> bytes | None:
+    """A create's answer as the bytes just stored (in the order it is served in) with their
+    resourceVersion, when the client asks for the object itself in compact JSON: decoding them,
+    ordering and encoding again cost ~40-80 us a create, a twentieth of its work in the server."""
+    kv = result.stored
+    if kv is None or request.pretty or partial_target(request, r) is not None or table.wants_table(request):
+        return None
+    return stored_as_served(kv.value, r.kind, r.api_version, result.written_meta["uid"], kv.mod_revision)
 
 
 def _update(api, request, info, r, namespace):
@@ -418,8 +432,12 @@ def _deletecollection(api, request, info, r, namespace):
                                                       _delete_options(request)))
 
 
+def _warning_headers(warnings) -> list[tuple[str, str]]:
+    return [("Warning", '299 - ' + json.dumps(w)) for w in warnings]
+
+
 def _respond(request: Request, r, body: dict, status: int = 200, warnings=()):
-    headers = [("Warning", '299 - ' + json.dumps(w)) for w in warnings]
+    headers = _warning_headers(warnings)
     metadata = partial_target(request, r)
     if metadata is not None:
         from kubelite.server.handlers import partialmeta
