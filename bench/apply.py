@@ -152,6 +152,40 @@ thread per Secret create, 4 client threads, controllers off; GET /livez 108 us o
 against 47 us for a bare asyncio TLS server answering a fixed response: asyncio's TLS layer,
 uvicorn's parsing, the kernel). Keeping 6 or 8 requests in flight rather than 4 measured 0.506 /
 0.546 against 0.594 / 0.546 s in two runs: no clear gain, so 4 it stays.
+Then (24eeb24, 6089430): a create's wait for the disk is a callback on the store's future and a
+timer for the request's deadline, driven by serve's protocol, instead of uvicorn's Task, its ASGI
+messages and asyncio.timeout; and a create stores its object in the order it is served in, so
+that its answer is the stored bytes with the resourceVersion put in (decoding them, ordering and
+encoding again cost 36-84 us a create by kind: handlers.http.stored_as_served, which leaves
+escapes, custom resources, pretty, Table and metadata-only answers to the long way). This machine
+was noisier than before (the same 500 creates took 0.60 to 1.05 s from one run to the next), so
+they were measured in instructions: callgrind of serve, 400 Secret creates from 4 threads,
+1.64-1.66 M -> 1.57-1.59 M instructions per create for the first (two runs), then 1.62 -> 1.44 M
+for the second. 500 creates against serve, 47df654 against this tree, 6 interleaved pairs: wall
+0.620 -> 0.535 s median, server CPU 0.52 -> 0.43 s. Three runs of the whole bench on this
+machine this time, kubelite -> serve against kubectl -> serve, create / unchanged / 10% changed /
+prune / delete -f: before both, 538 vs 39.5 (13.6x) / 109.7x / 73.6x / 136.5x / 168.6x; after
+the first, 608 vs 44.5 (13.7x) / 85.3x / 74.1x / 77.9x / 146.4x; after both, 772 vs 54.1 (14.3x)
+/ 114.6x / 57.9x / 100.3x / 207.8x; server-side apply after both 14.6x / 20.9x / 18.5x / 37.4x /
+260.6x. kubectl's own create ran at 39.5, 44.5 and 54.1 objects/s against these servers: part of
+its time is the server's, so a faster server speeds kubectl up too. What the wait for the disk costs as a whole, sized by answering without it (not
+shippable: 3 to 5 interleaved pairs each, medians): wall 0.894 -> 0.766, 0.791 -> 0.624, 0.767 ->
+0.537 s, server CPU ~0.66 -> ~0.50 s. It is not the fsync's own CPU (~74 us in the child, ~320
+syncs for the 500 creates, 1.55 commits each) but the wake-ups: perf stat of the loop thread, 2,209
+context switches against 733 without the wait, most of them involuntary (the child and the
+store's poller taking the loop's CPU). Tried and dropped: the child at SCHED_BATCH (no wake-up
+preemption) or SCHED_IDLE, -10% / -16% on a quiet machine but +53% / +68% beside two CPU-bound
+processes (it waits for a free CPU: 1.39 -> 2.13 / 2.33 s); nice 5 or 19 (no gain / slower);
+the loop fsyncing the log itself, no child (quiet 0.782 -> 0.759 s, loaded 2.19 -> 2.39 s, and a
+slow disk would stall every request); asking the child through an eventfd rather than a pipe
+(no sync wake-up hint: 0.600 against 0.620 s); asking at the end of the loop's pass to group more
+commits per sync (0.803 -> 0.847 s); 6 or 8 requests in flight again (8 pairs: 0.889 / 0.879 /
+0.782 s for 4 / 8 / 6, within the noise). What is left in the server's CPU per create (cProfile of
+serve, 2,000 Secret creates from 4 threads, before 6089430): SQLite's statements ~10% (six per
+create: BEGIN IMMEDIATE, the revision, live, log, COMMIT, the revision look; strace of the store
+alone: ~10 pwrites of WAL frames and ~6 fcntl locks of its shared memory per commit, which the
+other processes on the store need), managedFields ~5%, uvicorn's parsing and asyncio's TLS
+layer, the loopback send (~10% of the loop's samples in py-spy, the kernel waking the client).
 """
 from __future__ import annotations
 
