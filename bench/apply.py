@@ -4,7 +4,7 @@ kubelite -> `kubelite serve`, and real kubectl -> `kubelite serve` (when /usr/bi
 Prints objects/s and ratios (kubelite / kubectl: above 1 kubelite is faster).
 
 Usage: python bench/apply.py [--smoke] [--objects N] [--modes csa|ssa|both] [--without-kubectl] [--settled]
-                            [--server-workers N]
+                            [--server-workers N] [--repeat N]
 (--without-kubectl: the kubelite rows alone, to compare two kubelite versions quickly; at 500
 objects kubectl's own rows take minutes. --settled: after each phase, wait untimed until every
 Deployment's rollout is done (`wait --for=jsonpath=...`, with the tool of the row), so that each
@@ -194,6 +194,7 @@ import yaml
 import os
 import pathlib
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -341,6 +342,37 @@ def bench_both(results: dict, label: str, argv: list[str], env: dict, work: path
                                           SSA_FLAGS, settled=settled)
 
 
+def kubelite_rows(kubelite: list[str], env: dict, work: pathlib.Path, n: int, args, serve_args) -> dict:
+    """One run of the kubelite rows (embedded, then against a fresh `kubelite serve`), each in
+    fresh state of its own."""
+    from test_serve_support import Served
+
+    results: dict[str, dict[str, float]] = {}
+    work.mkdir(parents=True)
+    embedded_env = dict(env, KUBELITE_HOME=str(work / "embedded"))
+    bench_both(results, "kubelite embedded", kubelite, embedded_env, work, n, args.modes, args.settled)
+    server = Served(work / "served", work / "kubeconfig", args=serve_args).start()
+    try:
+        served_env = dict(env, KUBECONFIG=str(server.kubeconfig))
+        bench_both(results, "kubelite -> serve", kubelite, served_env, work, n, args.modes, args.settled)
+    finally:
+        server.stop()
+    return results
+
+
+def medians(runs: list[dict[str, dict[str, float]]]) -> tuple[dict, dict]:
+    """Per row and phase: the median rate of the runs, and (lowest, highest)."""
+    middle: dict[str, dict[str, float]] = {}
+    spread: dict[str, dict[str, tuple[float, float]]] = {}
+    for label in runs[0]:
+        middle[label], spread[label] = {}, {}
+        for phase in COLUMNS:
+            rates = [run[label][phase] for run in runs]
+            middle[label][phase] = statistics.median(rates)
+            spread[label][phase] = (min(rates), max(rates))
+    return middle, spread
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="a few objects, for CI")
@@ -352,43 +384,48 @@ def main() -> int:
                         help="`kubelite serve --workers` of the servers both tools write to")
     parser.add_argument("--settled", action="store_true",
                         help="wait (untimed) after each phase until the Deployments' rollouts are done")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of the kubelite rows, each on fresh servers and homes; their median is shown")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     n = args.objects or (20 if args.smoke else 1000)
     from test_serve_support import Served
 
     results: dict[str, dict[str, float]] = {}
+    spread: dict[str, dict[str, tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="kubelite-bench-apply-") as tmp:
         work = pathlib.Path(tmp)
         (work / "home").mkdir()
         # As installed: byte code cached (in a private prefix; PYTHONDONTWRITEBYTECODE is set here).
-        env = dict(os.environ, HOME=str(work / "home"), KUBELITE_HOME=str(work / "embedded"),
-                   PYTHONPYCACHEPREFIX=str(work / "pycache"))
+        env = dict(os.environ, HOME=str(work / "home"), PYTHONPYCACHEPREFIX=str(work / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         # as installed: the `kubelite` script next to this Python (as bench/cli.py runs it)
         script = pathlib.Path(sys.executable).with_name("kubelite")
         kubelite = [str(script)] if script.exists() else [sys.executable, "-m", "kubelite"]
-        bench_both(results, "kubelite embedded", kubelite, env, work, n, args.modes, args.settled)
         serve_args = ("--workers", str(args.server_workers)) if args.server_workers > 1 else ()
-        server = Served(work / "served", work / "kubeconfig", args=serve_args).start()
-        try:
-            served_env = dict(env, KUBECONFIG=str(server.kubeconfig))
-            bench_both(results, "kubelite -> serve", kubelite, served_env, work, n, args.modes, args.settled)
-            if pathlib.Path(KUBECTL).exists() and not args.without_kubectl:
-                server2 = Served(work / "served2", work / "kubeconfig2", args=serve_args).start()
-                try:
-                    bench_both(results, "kubectl -> serve", [KUBECTL, "--kubeconfig", str(server2.kubeconfig),
-                                                             "--cache-dir", str(work / "cache")], env, work, n,
-                               args.modes, args.settled)
-                finally:
-                    server2.stop()
-        finally:
-            server.stop()
+        runs = [kubelite_rows(kubelite, env, work / f"run-{i}", n, args, serve_args) for i in range(args.repeat)]
+        results, spread = medians(runs)
+        if pathlib.Path(KUBECTL).exists() and not args.without_kubectl:
+            server2 = Served(work / "served2", work / "kubeconfig2", args=serve_args).start()
+            try:
+                bench_both(results, "kubectl -> serve", [KUBECTL, "--kubeconfig", str(server2.kubeconfig),
+                                                         "--cache-dir", str(work / "cache")], env, work, n,
+                           args.modes, args.settled)
+            finally:
+                server2.stop()
     print(f"apply benchmark: {n} objects (ConfigMap/Secret/Service/Deployment), objects/s"
           + (", each phase on a settled cluster" if args.settled else ", phases back to back")
-          + (f", servers with {args.server_workers} worker processes" if args.server_workers > 1 else ""))
+          + (f", servers with {args.server_workers} worker processes" if args.server_workers > 1 else "")
+          + (f"; kubelite rows: median of {args.repeat} runs (lowest-highest below), kubectl: one run"
+             if args.repeat > 1 else ""))
     print(f"{'':34}" + "".join(f"{name:>14}" for name in COLUMNS))
     for label, rates in results.items():
         print(f"{label:34}" + "".join(f"{rates[p]:14.1f}" for p in COLUMNS))
+    if args.repeat > 1:
+        for label, ranges in spread.items():
+            print(f"{label + ' range':34}" + "".join(f"{f'{lo:.0f}-{hi:.0f}':>14}" for lo, hi in
+                                                        (ranges[p] for p in COLUMNS)))
     for suffix in ("", " (ssa)"):
         if "kubectl -> serve" + suffix in results:
             ref = results["kubectl -> serve" + suffix]
