@@ -414,8 +414,6 @@ def main() -> int:
     n = args.objects or (20 if args.smoke else 1000)
     from test_serve_support import Served
 
-    results: dict[str, dict[str, float]] = {}
-    spread: dict[str, dict[str, tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="kubelite-bench-apply-") as tmp:
         work = pathlib.Path(tmp)
         (work / "home").mkdir()
