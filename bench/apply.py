@@ -208,6 +208,14 @@ the shared memory's frame count; 0.614 against 0.659 s, no gain), the loop threa
 CPU and the fsync child to the other (-13% in one set of 8 pairs, -1% to -7% in three later
 sets, +4% beside two CPU-bound processes: not a gain this machine can show), the client at nice 5 (0.511 against
 0.512 s: the client does not crowd the server out).
+Then (six requests in flight rather than four, client/inorder.py WORKERS): 500 creates against
+serve, two sets of 10 interleaved pairs, 0.527 -> 0.489 and 0.557 -> 0.499 s median, six won 16
+of the 20; this bench's kubelite rows (--without-kubectl --repeat 2, four and six taking turns
+twice): create 867 / 718 -> 991 / 796 objects/s, the other phases within the noise. One run of
+the bench after it (--modes csa --repeat 3, the machine busier: kubectl's unchanged 13.7 against
+15.7 objects/s before): create 742 vs 42.2 (17.6x; kubelite's range 615-743), unchanged 114.6x,
+10% changed 87.1x, prune 101.6x, delete -f 171.9x. The ratio moves with kubectl's own rate
+(37.7 and 42.2 objects/s in two runs an hour apart) as much as with kubelite's.
 """
 from __future__ import annotations
 
