@@ -77,13 +77,38 @@ def test_a_create_answers_what_a_get_right_after_answers(door, collection, obj):
 @pytest.mark.parametrize("collection,obj", PLAIN, ids=[obj["kind"] for _, obj in PLAIN])
 def test_plain_objects_take_the_short_way(door, collection, obj):
     cluster = door[1]
-    plural = collection.rsplit("/", 1)[1]
-    group, version = ("", "v1") if collection.startswith("/api/") else collection.split("/")[2:4]
-    r = cluster.registry.lookup(group, version, plural)
+    r = _resource(cluster, collection)
     kv = next(kv for kv in cluster.api.store.range(cluster.api._prefix(r, "default")).kvs
               if json.loads(kv.value)["metadata"]["name"].startswith(obj["metadata"].get("name") or "p-"))
     uid = json.loads(kv.value)["metadata"]["uid"]
     assert stored_as_served(kv.value, r.kind, r.api_version, uid, kv.mod_revision) is not None
+
+
+APPLIED = [(collection, obj) for collection, obj in PLAIN if obj["metadata"].get("name")]
+
+
+@pytest.mark.parametrize("collection,obj", APPLIED, ids=[obj["kind"] for _, obj in APPLIED])
+def test_a_server_side_apply_that_creates_answers_what_a_get_right_after_answers(door, collection, obj):
+    name = "applied-" + obj["metadata"]["name"]
+    config = {**obj, "metadata": {**obj["metadata"], "name": name}}
+    status, created = call(door[0], "PATCH", f"{collection}/{name}", config, query=b"fieldManager=kubectl&force=false",
+                           headers=[(b"content-type", b"application/apply-patch+yaml"),
+                                    (b"accept", b"application/json")])
+    assert status == 201, created
+    status, read = call(door[0], "GET", f"{collection}/{name}")
+    assert status == 200, read
+    assert created == read
+    answer = json.loads(created)
+    assert answer["metadata"]["managedFields"][0]["operation"] == "Apply"
+    kv = door[1].api.store.get(f"{door[1].api._prefix(_resource(door[1], collection), 'default')}{name}")
+    assert stored_as_served(kv.value, answer["kind"], answer["apiVersion"], answer["metadata"]["uid"],
+                            kv.mod_revision) == created  # the short way, and it gives the same bytes
+
+
+def _resource(cluster, collection: str):
+    plural = collection.rsplit("/", 1)[1]
+    group, version = ("", "v1") if collection.startswith("/api/") else collection.split("/")[2:4]
+    return cluster.registry.lookup(group, version, plural)
 
 
 ESCAPED = {

@@ -394,6 +394,10 @@ def _patch(api, request, info, r, namespace):
     options.check_patch(request.query, request.content_type, opts)
     result = api.patch(r, namespace, info.name, request.content_type, request.body, opts,
                        subresource=info.subresource)
+    if result.created:  # a server-side apply that created the object: answered as a create is
+        answer = _answer_as_stored(request, r, result)
+        if answer is not None:
+            return Response(status=201, body=answer, headers=_warning_headers(result.warnings))
     return _respond(request, r, result.obj, status=201 if result.created else 200, warnings=result.warnings)
 
 
