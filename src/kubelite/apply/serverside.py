@@ -54,6 +54,11 @@ class ServerSideApplier(Applier):
         except ApplyConflict as err:
             return Outcome(item, error=err)
 
+    def _warm(self, items, lists) -> None:
+        # Neither the live objects nor the patch schemas are read before an apply patch: the LISTs
+        # and schema loads client-side apply starts early would delay the first write for nothing.
+        return
+
     def _decide(self, item: Item):
         # nothing to read or plan first: the server merges
         if self.options.dry_run == "client":
