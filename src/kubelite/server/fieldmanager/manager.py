@@ -207,7 +207,16 @@ class FieldManager:
         if _has_null(config):
             merged = typed.settle_nulls(merged, schema, custom=bool(r.crd))
         if others:  # what the apply changes matters only to the fields other managers own
-            self._take_over(r, schema, live_clean, merged, manager, force, kept, others)
+            comparison = typed.compare(live_clean, merged, schema)
+            changed = {p for p in comparison.changed if kept(p)}
+            conflicts = [(e, p) for e in others for p in fp.iterate(e.fields & changed)]
+            if conflicts and not force:
+                conflicts = self._not_allowed_by_last_applied(r, schema, live_clean, manager, conflicts)
+                if conflicts:
+                    raise conflict_error(conflicts)
+            for e in others:
+                e.fields -= changed
+                e.fields -= comparison.removed
         entry = mf.Entry(manager, mf.APPLY, r.api_version, last.time if last else None, subresource, applied)
         object_changed = merged != live_clean
         if object_changed:
@@ -221,21 +230,6 @@ class FieldManager:
         meta = result.setdefault("metadata", {})
         _set_managed(meta, mf.encode([e for e in others if e.fields] + [entry]))
         return result, object_changed
-
-    def _take_over(self, r, schema, live: dict, merged: dict, manager: str, force: bool, kept,
-                   others: list) -> None:
-        """The fields the apply changes or removes leave the other managers' entries; a changed
-        field another manager owns is a conflict unless forced."""
-        comparison = typed.compare(live, merged, schema)
-        changed = {p for p in comparison.changed if kept(p)}
-        conflicts = [(e, p) for e in others for p in fp.iterate(e.fields & changed)]
-        if conflicts and not force:
-            conflicts = self._not_allowed_by_last_applied(r, schema, live, manager, conflicts)
-            if conflicts:
-                raise conflict_error(conflicts)
-        for e in others:
-            e.fields -= changed
-            e.fields -= comparison.removed
 
     def _not_allowed_by_last_applied(self, r, schema, live: dict, manager: str, conflicts: list) -> list:
         """kubectl upgrading from client-side apply may take the fields its last-applied
