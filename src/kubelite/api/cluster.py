@@ -37,7 +37,7 @@ class Cluster(Client):
     """An in-process cluster with the Client methods plus settle, advance, snapshot/restore, serve."""
 
     def __init__(self, path: str | os.PathLike | None = None, *, nodes: int = 1, fake_clock: bool | float = False,
-                 controllers: bool = True, namespace: str = "default"):
+                 controllers: bool = True, namespace: str = "default", service_cidr: str | None = None):
         from kubelite.server.clock import FakeClock
         from kubelite.server.cluster import Cluster as ServerCluster
 
@@ -48,7 +48,7 @@ class Cluster(Client):
         # No background thread: every call settles, so the state a caller reads is the settled one,
         # and nothing needs stopping at close (serve() pumps the controllers while it serves).
         self.cluster = ServerCluster(os.fspath(path) if path is not None else MEMORY, nodes=nodes, clock=clock,
-                                     controllers=controllers, background=False)
+                                     controllers=controllers, background=False, service_cidr=service_cidr)
         try:
             self.cluster.settle()
             super().__init__(_session(self.cluster, namespace), namespace)

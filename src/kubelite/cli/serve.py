@@ -47,6 +47,10 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--request-timeout", type=_go_duration, default=60.0, metavar="DURATION",
                         help="the longest a request that is not a watch may take (Go duration, default 1m0s), "
                              "as kube-apiserver's flag; a client's ?timeout= may ask for less")
+    parser.add_argument("--service-cluster-ip-range", type=_service_range, default=None, metavar="CIDR",
+                        help="the IPv4 range Services' cluster IPs come from, as kube-apiserver's flag "
+                             "(default 10.0.0.0/24, its own; a mask of /12 to /30); its first address is "
+                             "the kubernetes Service's")
     parser.add_argument("--workers", type=_at_least_one, default=1,
                         help="processes serving the port, on one shared store (default 1)")
     from kubelite.cli.help import installed
@@ -87,7 +91,7 @@ def run(argv: list[str]) -> int:
         from kubelite.server.controllers import select_controllers
 
         controllers = select_controllers(args.controllers)
-        server = build_server(data_dir, storage, args.nodes, controllers, pki)
+        server = build_server(data_dir, storage, args.nodes, controllers, pki, args.service_cluster_ip_range)
         if tokens:
             server.app.auth.authn.add_tokens(tokens)
         server.app.auth.authn.anonymous = args.anonymous_auth
@@ -167,6 +171,17 @@ def _at_least_one(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"invalid count {text!r} (1 or more)")
     return int(text)
+
+
+def _service_range(text: str) -> str:
+    import argparse
+
+    from kubelite.server.admission.plugins import service_cidr
+
+    try:
+        return service_cidr(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _bind(args):
@@ -263,7 +278,7 @@ class LocalServer:
     """Everything a served data directory holds: the cluster, its TLS files and token."""
 
     def __init__(self, data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1,
-                 controllers: bool | list = True, pki=None):
+                 controllers: bool | list = True, pki=None, service_cidr: str | None = None):
         """`pki`: the certificates being made (server/pki.py's Pending), if start began them."""
         from kubelite.server.auth import ensure_token
         from kubelite.server.cluster import Cluster
@@ -286,7 +301,7 @@ class LocalServer:
         self.tls = ensure_tls(data_dir / "pki")  # what the wait left: current, nothing to make
         self.token = ensure_token(data_dir)
         self.cluster = Cluster(storage or str(data_dir / "state.db"), token=self.token, nodes=nodes,
-                               ca=self.tls.ca_pem(), controllers=controllers)
+                               ca=self.tls.ca_pem(), controllers=controllers, service_cidr=service_cidr)
         self.store = self.cluster.store
         self.api = self.cluster.api
         from kubelite.server.auth.signing import KEY_FILE, Signer
@@ -305,5 +320,5 @@ class LocalServer:
 
 
 def build_server(data_dir: pathlib.Path, storage: str | None = None, nodes: int = 1,
-                 controllers: bool | list = True, pki=None) -> LocalServer:
-    return LocalServer(data_dir, storage, nodes, controllers, pki)
+                 controllers: bool | list = True, pki=None, service_cidr: str | None = None) -> LocalServer:
+    return LocalServer(data_dir, storage, nodes, controllers, pki, service_cidr)

@@ -31,17 +31,25 @@ class Cluster:
     def __init__(self, storage: str | os.PathLike = "memory://", *, nodes: int = DEFAULT_NODES,
                  clock: Clock | None = None, controllers: bool | Iterable[type] = True,
                  token: str | None = None, background: bool | None = None,
-                 address: str = "127.0.0.1", port: int = 6443, ca: str | bytes | None = None):
+                 address: str = "127.0.0.1", port: int = 6443, ca: str | bytes | None = None,
+                 service_cidr: str | None = None):
+        """service_cidr: the range Services' addresses come from (kube-apiserver's
+        --service-cluster-ip-range; default 10.0.0.0/24, kube-apiserver's own); ValueError if it
+        is refused."""
         from kubelite.server.app import create_app
         from kubelite.server.core import APIServer
         from kubelite.server.resources import Registry
         from kubelite.server.storage import open_store
 
+        if service_cidr is not None:
+            from kubelite.server.admission.plugins import service_cidr as checked_range
+
+            service_cidr = checked_range(service_cidr, "service_cidr")  # before the store opens
         self.clock = clock or Clock()
         self.store = open_store(storage)
         try:
             self.registry = Registry()
-            self.api = APIServer(self.store, self.registry, clock=self.clock)
+            self.api = APIServer(self.store, self.registry, clock=self.clock, service_cidr=service_cidr)
             self.api.bootstrap()
             self.app = create_app(self.api, token=token)
         except Exception:

@@ -172,11 +172,14 @@ def now_rfc3339() -> str:
 
 
 class APIServer:
-    def __init__(self, store, registry, admission=None, clock=None):
+    def __init__(self, store, registry, admission=None, clock=None, service_cidr: str | None = None):
         from kubelite.server.clock import Clock
 
         self.store = store
         self.registry = registry
+        # Where Services' addresses come from (kube-apiserver's --service-cluster-ip-range, checked
+        # by admission.plugins.service_cidr); None: its default range.
+        self.service_cidr = service_cidr
         # Timestamps the server writes (creation, deletion) follow the cluster's clock.
         self.clock = clock or Clock()
         # Admission with cluster state (plugins, validation; see kubelite.server.admit): built at
@@ -1043,9 +1046,9 @@ class APIServer:
             if key is None or self.store.get(key) is not None:
                 continue
             if resource == "services":
-                from kubelite.server.admission.plugins import kubernetes_service_ip
+                from kubelite.server.admission.plugins import DEFAULT_SERVICE_CIDR, kubernetes_service_ip
 
-                body = kubernetes_service(kubernetes_service_ip())
+                body = kubernetes_service(kubernetes_service_ip(self.service_cidr or DEFAULT_SERVICE_CIDR))
             else:
                 body = kubernetes_endpoints()
             try:

@@ -5,11 +5,12 @@ passes it in: the namespace's ServiceAccount, PriorityClasses, LimitRanges,
 the IPs and node ports already in use.  Every function returns a new object
 (or raises :class:`~kubelite.server.errors.StatusError`).
 
-Service addressing: the default service CIDR is ``10.0.0.0/24`` — the range
-of the recorded reference server, so recorded error messages match — and the
-``kubernetes`` Service takes its first address (``10.0.0.1``).  Node ports
-come from 30000-32767.  Upstream kube-apiserver defaults to 10.96.0.0/12;
-pass ``cidr=`` to use another range.
+Service addressing: the default service CIDR is ``10.0.0.0/24`` — kube-apiserver's
+own default and the range of the recorded reference server, so recorded error
+messages match — and the ``kubernetes`` Service takes its first address
+(``10.0.0.1``).  Node ports come from 30000-32767.  Another range is
+kube-apiserver's ``--service-cluster-ip-range`` (``service_cidr`` checks it);
+pass ``cidr=`` to allocate from it.
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ __all__ = [
     "allocate_cluster_ip",
     "allocate_node_ports",
     "kubernetes_service_ip",
+    "service_cidr",
 ]
 
 DEFAULT_SERVICE_CIDR = "10.0.0.0/24"
+_MAX_SERVICE_HOST_BITS = 20  # kube-apiserver's limit on the range's size (an IPv4 mask of at least /12)
 _DRAWS = 32  # random draws before a cluster-IP allocation lists the free addresses
 NODE_PORT_RANGE = (30000, 32767)
 SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -285,6 +288,32 @@ def kubernetes_service_ip(cidr: str = DEFAULT_SERVICE_CIDR) -> str:
 def _network(cidr: str):
     # Parsed once: every Service created asks (ipaddress's parse is ~5 us); the object is not changed.
     return ipaddress.ip_network(cidr)
+
+
+def service_cidr(text: str, flag: str = "--service-cluster-ip-range") -> str:
+    """The range a Service's address comes from, as kube-apiserver's flag takes it (an address in
+    it may stand for its network: 10.96.0.5/16 is 10.96.0.0/16). Raises ValueError for what
+    kube-apiserver refuses (naming `flag` where it does), and for what this server does not do:
+    IPv6 or dual-stack ranges, whose Services would need other IP families."""
+    text = text.strip()
+    if not text:
+        raise ValueError(f"a CIDR such as {DEFAULT_SERVICE_CIDR} is needed")
+    if "," in text:
+        raise ValueError(f"{text}: dual-stack ranges are not supported (one IPv4 range)")
+    try:
+        network = ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise ValueError(f"{text}: not a CIDR (such as {DEFAULT_SERVICE_CIDR})") from None
+    bits = network.max_prefixlen
+    if bits - network.prefixlen > _MAX_SERVICE_HOST_BITS:
+        raise ValueError(f"specified {flag} is too large; for {bits}-bit addresses, the mask must be "
+                         f">= {bits - _MAX_SERVICE_HOST_BITS}")
+    if network.version != 4:
+        raise ValueError(f"{text}: only an IPv4 range is supported")
+    if network.prefixlen > 30:
+        raise ValueError(f"{text}: too small: it must hold the kubernetes Service's address and "
+                         "another Service's (a mask of at most /30)")
+    return str(network)
 
 
 def _clusterip_error(name: str, ip: str, detail: str) -> errors.StatusError:
