@@ -8,10 +8,11 @@ Fixtures:
 
 Settings, per test with a marker or for the whole run with options (the marker wins):
     @pytest.mark.kubelite(nodes=3, objects="tests/manifests", kustomize=False,
-                          fake_clock=True, kubernetes_version="1.31")
+                          fake_clock=True, kubernetes_version="1.31", service_cidr="10.96.0.0/16")
     --kubelite-nodes N  --kubelite-objects DIR  --kubelite-kubernetes-version X.Y
     objects: applied before the test (a directory, a file, or a kustomization with kustomize=True)
     kubernetes_version: the Kubernetes version whose OpenAPI schemas validate and patch objects
+    service_cidr: the range Services' cluster IPs come from (default 10.0.0.0/24: 253 Services)
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ class Settings:
     kustomize: bool = False
     fake_clock: bool = False
     kubernetes_version: str | None = None
+    service_cidr: str | None = None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,7 +45,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", f"{MARKER}(nodes=1, objects=None, kustomize=False, fake_clock=False, kubernetes_version=None): "
+        "markers", f"{MARKER}(nodes=1, objects=None, kustomize=False, fake_clock=False, kubernetes_version=None, "
+                   "service_cidr=None): "
                    "how the kube / kube_server fixtures build this test's cluster")
 
 
@@ -70,7 +73,11 @@ def kube(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ite
     if settings.kubernetes_version:
         _check_version(settings.kubernetes_version)
         monkeypatch.setenv(VERSION_ENV, settings.kubernetes_version)
-    cluster = kubelite.Cluster(nodes=settings.nodes, fake_clock=settings.fake_clock)
+    try:
+        cluster = kubelite.Cluster(nodes=settings.nodes, fake_clock=settings.fake_clock,
+                                   service_cidr=settings.service_cidr)
+    except ValueError as err:  # a range the marker asks for and the cluster refuses
+        raise pytest.UsageError(f"@pytest.mark.{MARKER}(service_cidr=...): {err}") from None
     try:
         if settings.objects:
             cluster.apply(settings.objects, kustomize=settings.kustomize, recursive=True)

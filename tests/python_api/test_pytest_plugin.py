@@ -65,6 +65,11 @@ def test_default_schema_version(kube):
     assert kube.create(POD)["spec"]["resources"] == {"limits": {"cpu": "1"}}
 
 
+@pytest.mark.kubelite(service_cidr="10.96.0.0/16")
+def test_service_cidr_marker(kube):
+    assert kube.get("services", "kubernetes")["spec"]["clusterIP"] == "10.96.0.1"
+
+
 def test_kube_server(kube_server):
     assert os.environ["KUBECONFIG"] == kube_server.kubeconfig
     done = subprocess.run(["/usr/bin/kubectl", "get", "ns", "default", "-o", "name"], capture_output=True, text=True)
@@ -87,7 +92,7 @@ def test_fixtures_markers_in_a_users_project(pytester: pytest.Pytester, monkeypa
     monkeypatch.setenv("HOME", str(pytester.path))  # kubectl's discovery cache stays in the test dir
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=8)
+    result.assert_outcomes(passed=9)
 
 
 def test_objects_option_applies_a_directory_first(pytester: pytest.Pytester):
@@ -114,6 +119,19 @@ def test_bad(kube):
     result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-q")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*kubelite takes only the keywords*nodez*"])
+
+
+def test_a_refused_service_range_is_a_usage_error(pytester: pytest.Pytester):
+    pytester.makepyfile(test_bad_range='''
+import pytest
+
+@pytest.mark.kubelite(service_cidr="10.0.0.0/8")
+def test_bad(kube):
+    pass
+''')
+    result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*service_cidr=...): specified service_cidr is too large; for 32-bit addresses*"])
 
 
 def test_plugin_module_imports_nothing_heavy():
