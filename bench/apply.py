@@ -238,6 +238,19 @@ server's field manager (a no-op apply of the bench's objects costs ~2.2 M instru
 create's: the applied object's field set and merge, the live object decoded, ordered and
 encoded for the answer); 100x of kubectl's ~53 no-op applies/s would need ~5,300/s with the
 client's start included.
+Then (no change on these paths; one run of the whole bench, --repeat 3, quiet machine): create
+683 vs 53.3 (12.8x; kubelite's range 589-848), unchanged 1896 vs 17.3 (109.6x), 10% changed
+76.2x, prune 104.2x, delete -f 810 vs 5.1 (160.2x); server-side apply 673 vs 47.1 (14.3x) / 562
+vs 49.9 (11.3x) / 10.3x / 24.6x / 170.5x. kubectl's client-side create ran at 53.3 objects/s, its
+fastest yet: 20x of it needs 500 creates in 0.47 s, and the same 500 against a settled server
+took 0.52-1.00 s from one round to the next (4 fresh servers, 3 rounds each; no trend across
+rounds, no slower first round). The floor is the event loop (the server with memory storage
+0.34 s). A no-op server-side apply of the bench's objects costs ~330 us in-process (field set
+15%, merge 10%, the answer's ordering and encoding 10%) and the server 0.39-0.63 s of CPU for the
+500 over HTTPS, the client 0.28 s: even at a GET's 270 us of server CPU, 500 requests and the
+client's start take ~0.2 s (~2,500/s: about 50x kubectl's ~50/s, half the target). Tried: a
+0.5 ms interpreter switch interval in serve (sys.setswitchinterval; the loop waits less for
+another thread's turn), dropped: 12 interleaved creates each, median 0.690 against 0.635 s.
 """
 from __future__ import annotations
 
