@@ -59,3 +59,29 @@ def test_which_requests_stream():
     assert streams(_scope("GET", b"/api/v1/namespaces/default/pods/p/log", b"follow=true"))
     assert not streams(_scope("GET", CMS, b"watch=false"))
     assert not streams(_scope("GET", b"/api/v1/namespaces/default/pods/p/log"))
+
+
+def test_closing_the_door_lets_the_tasks_on_its_loop_end(recwarn):
+    # A task its loop never ran (stopped the turn it was made) leaves a coroutine never awaited
+    # and a pending task destroyed: a watch's waits, made the moment the door closed, did.
+    import gc
+    import threading
+
+    with Cluster("memory://", clock=FakeClock(), controllers=False) as cluster:
+        door = cluster.door()
+        assert _call(door, "GET", CMS, b"watch=true&timeoutSeconds=1")[0] == 200  # the loop runs
+        loop = door._loop
+        made = threading.Event()
+        tasks = []
+
+        def make_a_waiting_task():
+            tasks.append(loop.create_task(asyncio.Event().wait()))
+            made.set()
+
+        loop.call_soon_threadsafe(make_a_waiting_task)
+        door.close()
+    assert made.is_set()
+    assert tasks[0].done()
+    del tasks
+    gc.collect()
+    assert not [w for w in recwarn.list if "never awaited" in str(w.message)]

@@ -144,10 +144,17 @@ class AppDoor:
         with self._lock:
             loop, thread, here = self._loop, self._thread, list(self._here_loops)
         if loop is not None:
-            if shutdown is not None:
-                loop.call_soon_threadsafe(shutdown)
+            import asyncio
+
+            ended = asyncio.run_coroutine_threadsafe(_wind_down(shutdown), loop)
+            try:
+                ended.result(timeout=WIND_DOWN)
+            except Exception:  # noqa: BLE001 - a task that would not end in time: the loop stops anyway
+                pass
             loop.call_soon_threadsafe(loop.stop)
             thread.join(timeout=5)
+            if not thread.is_alive():
+                loop.close()
         elif shutdown is not None:
             shutdown()  # no stream was ever opened: nothing waits on the app's loop
         for each in here:
@@ -181,6 +188,26 @@ class BodyChunks:
 
     def close(self) -> None:
         self._on_close()
+
+
+WIND_DOWN = 2.0  # seconds the tasks on a closing door's loop get to end
+
+
+async def _wind_down(shutdown) -> None:
+    """End what still runs on a closing door's loop before it stops: the app's streams (its
+    shutdown, when the door owns it), then every other task, cancelled as a closed socket would
+    end it. Stopped at once, a task made in the loop's last turn was never run: destroyed
+    pending, its coroutine never awaited."""
+    import asyncio
+
+    if shutdown is not None:
+        shutdown()
+    current = asyncio.current_task()
+    others = [task for task in asyncio.all_tasks() if task is not current]
+    for task in others:
+        task.cancel()
+    if others:
+        await asyncio.wait(others, timeout=WIND_DOWN)
 
 
 def _receiver(body: bytes, disconnected: asyncio.Event | None):
