@@ -59,7 +59,7 @@ class ClusterAdmission:
         own = (obj.get("metadata") or {}).get("uid")
         if old is None or (not spec.get("clusterIPs") and spec.get("type") != "ExternalName"):
             obj = plugins.allocate_cluster_ip(obj, self._used_cluster_ips(own, look), copy=copy,
-                                              cidr=self.api.service_cidr or plugins.DEFAULT_SERVICE_CIDR)
+                                              cidr=self.api.service_cidr)
         if spec.get("type") in ("NodePort", "LoadBalancer"):
             # The Service's own ports are not "used": kept on update, as requested ports.
             obj = plugins.allocate_node_ports(obj, self._used_node_ports(own, look))

@@ -1046,9 +1046,9 @@ class APIServer:
             if key is None or self.store.get(key) is not None:
                 continue
             if resource == "services":
-                from kubelite.server.admission.plugins import DEFAULT_SERVICE_CIDR, kubernetes_service_ip
+                from kubelite.server.admission.plugins import kubernetes_service_ip
 
-                body = kubernetes_service(kubernetes_service_ip(self.service_cidr or DEFAULT_SERVICE_CIDR))
+                body = kubernetes_service(kubernetes_service_ip(self.service_cidr))
             else:
                 body = kubernetes_endpoints()
             try:

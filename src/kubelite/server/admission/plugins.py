@@ -10,7 +10,7 @@ own default and the range of the recorded reference server, so recorded error
 messages match — and the ``kubernetes`` Service takes its first address
 (``10.0.0.1``).  Node ports come from 30000-32767.  Another range is
 kube-apiserver's ``--service-cluster-ip-range`` (``service_cidr`` checks it);
-pass ``cidr=`` to allocate from it.
+pass ``cidr=`` to allocate from it (None: the default range).
 """
 
 from __future__ import annotations
@@ -279,9 +279,9 @@ def admit_pod(
 
 
 @functools.lru_cache(maxsize=16)
-def kubernetes_service_ip(cidr: str = DEFAULT_SERVICE_CIDR) -> str:
-    """The first address of the range, reserved for the ``kubernetes`` Service."""
-    return str(_network(cidr)[1])
+def kubernetes_service_ip(cidr: str | None = None) -> str:
+    """The first address of the range (None: the default), reserved for the ``kubernetes`` Service."""
+    return str(_network(cidr or DEFAULT_SERVICE_CIDR)[1])
 
 
 @functools.lru_cache(maxsize=16)
@@ -325,7 +325,7 @@ def allocate_cluster_ip(
     service: dict,
     used: Iterable[str],
     *,
-    cidr: str = DEFAULT_SERVICE_CIDR,
+    cidr: str | None = None,
     rng: random.Random | None = None,
     copy: bool = True,
 ) -> dict:
@@ -346,6 +346,7 @@ def allocate_cluster_ip(
         spec.setdefault("ipFamilies", ["IPv4"])
         spec.setdefault("ipFamilyPolicy", "SingleStack")
         return out
+    cidr = cidr or DEFAULT_SERVICE_CIDR
     network = _network(cidr)
     taken = set(map(str, used))  # in C: `used` holds every other Service's address
     wanted = spec.get("clusterIP") or (spec.get("clusterIPs") or [None])[0]
